@@ -1,0 +1,1 @@
+"""Pure-Python mahjong rules engine. No Django imports anywhere under this package."""
