@@ -1,13 +1,168 @@
-"""The machine-checkable JSON contracts of ../shared/rules/README.md.
+"""The machine-checkable JSON contracts of shared/rules/README.md.
 
 score_request(dict) -> dict and settle_request(dict) -> dict never raise on bad input:
-they answer {"ok": false, "error": "..."}.
+they answer {"ok": false, "error": "..."} and change nothing.
 """
 
+from __future__ import annotations
 
-def score_request(req):
-    raise NotImplementedError
+from .melds import parse_meld
+from .tiles import NUM_FACES, SEAT_NAMES, SEAT_WIND, TileError, face_name, parse_tile, parse_tiles
+from .variants import taizhou
+
+SCORERS = {"taizhou": taizhou}
+LANGS = ("en", "zh")
 
 
-def settle_request(req):
-    raise NotImplementedError
+class RequestError(ValueError):
+    pass
+
+
+def _fail(msg: str) -> dict:
+    return {"ok": False, "error": msg}
+
+
+def _variant(req):
+    if not isinstance(req, dict):
+        raise RequestError("a request must be a JSON object")
+    name = req.get("variant")
+    if name not in SCORERS:
+        known = ", ".join(sorted(SCORERS))
+        raise RequestError(f"unknown variant {name!r} (known: {known})")
+    return SCORERS[name]
+
+
+def parse_score_request(req):
+    """Validate a scoring request. Returns a dict of parsed fields or raises RequestError/TileError."""
+    variant = _variant(req)
+    lang = req.get("lang", "en") or "en"
+    if lang not in LANGS:
+        raise RequestError(f"unknown lang {lang!r} (use en or zh)")
+    seat = req.get("seat")
+    if seat not in SEAT_WIND:
+        raise RequestError(f"seat must be one of E, S, W, N (got {seat!r})")
+    wild_text = req.get("wild")
+    wild = None
+    if wild_text not in (None, ""):
+        wild = parse_tile(wild_text)
+    hand_text = req.get("hand")
+    if not isinstance(hand_text, str):
+        raise RequestError("hand must be a string of tiles in mpsz notation")
+    hand = parse_tiles(hand_text)
+    melds_raw = req.get("melds") or []
+    if not isinstance(melds_raw, list):
+        raise RequestError("melds must be a list like [\"pung:777z\", \"chow:345s\"]")
+    melds = [parse_meld(m, wild) for m in melds_raw]
+    win_text = req.get("win")
+    win = None if win_text in (None, "") else parse_tile(win_text)
+    self_drawn = req.get("self_drawn", False)
+    if not isinstance(self_drawn, bool):
+        raise RequestError("self_drawn must be true or false")
+    if win is None and self_drawn:
+        raise RequestError("self_drawn needs a winning tile (win)")
+    size = variant.RULES.hand_size
+    expected = size - 3 * len(melds)
+    if expected < 1:
+        raise RequestError(f"too many melds ({len(melds)})")
+    if len(hand) != expected:
+        raise RequestError(
+            f"hand has {len(hand)} tiles; with {len(melds)} meld(s) it must have {expected}"
+            + (" (the winning tile goes in win, not in hand)" if win is not None and len(hand) == expected + 1 else ""))
+    counts = [0] * NUM_FACES
+    for f in hand + ([win] if win is not None else []):
+        counts[f] += 1
+    for m in melds:
+        for f in m.tiles:
+            counts[f] += 1
+    for f in range(NUM_FACES):
+        limit = 4
+        if f == wild:
+            limit = 3  # the indicator itself is the fourth tile of the wild face
+        if counts[f] > limit:
+            extra = " (the indicator is the fourth)" if f == wild else ""
+            raise RequestError(f"{counts[f]} copies of {face_name(f)}: there are only {limit}{extra}")
+    if win is not None and win == wild and not self_drawn:
+        raise RequestError(f"a discarded wild ({face_name(wild)}) cannot be won on")
+    return {"variant": variant, "lang": lang, "seat": seat, "wild": wild, "hand": hand,
+            "melds": melds, "win": win, "self_drawn": self_drawn}
+
+
+def score_request(req) -> dict:
+    try:
+        p = parse_score_request(req)
+    except (RequestError, TileError) as e:
+        return _fail(str(e))
+    variant = p["variant"]
+    seat_wind = SEAT_WIND[p["seat"]]
+    if p["win"] is None:
+        score = variant.score_nonwinner(p["hand"], p["melds"], seat_wind)
+    else:
+        score = variant.score_winner(p["hand"], p["melds"], p["win"], p["self_drawn"], seat_wind, p["wild"])
+        if score is None:
+            return _fail("not a winning hand: the tiles do not make four sets and a pair")
+    return score.as_dict(p["lang"])
+
+
+def _seat(value, what):
+    if value not in SEAT_WIND:
+        raise RequestError(f"{what} must be one of E, S, W, N (got {value!r})")
+    return value
+
+
+def _number(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise RequestError(f"{what} must be a number of 0 or more (got {value!r})")
+    return value
+
+
+def settle_request(req) -> dict:
+    try:
+        variant = _variant(req)
+        totals_raw = req.get("totals")
+        if not isinstance(totals_raw, dict) or not totals_raw:
+            raise RequestError("totals must be an object like {\"E\": 16, \"S\": 60}")
+        seats = [s for s in SEAT_NAMES if s in totals_raw]
+        unknown = set(totals_raw) - set(SEAT_NAMES)
+        if unknown:
+            raise RequestError(f"unknown seat(s) in totals: {', '.join(sorted(unknown))}")
+        if len(seats) < 2:
+            raise RequestError("totals need at least two seats")
+        if seats != list(SEAT_NAMES[:len(seats)]):
+            raise RequestError(f"seats must be E, S (, W (, N)) in order; got {', '.join(seats)}")
+        totals = {s: _number(totals_raw[s], f"totals[{s}]") for s in seats}
+        dealer = _seat(req.get("dealer"), "dealer")
+        if dealer not in totals:
+            raise RequestError(f"dealer {dealer} has no total")
+        winner = req.get("winner")
+        if winner is not None:
+            _seat(winner, "winner")
+            if winner not in totals:
+                raise RequestError(f"winner {winner} has no total")
+        discarder = req.get("discarder")
+        if discarder is not None:
+            _seat(discarder, "discarder")
+            if discarder not in totals or discarder == winner:
+                raise RequestError("discarder must be another seated player (null when self-drawn)")
+        capped_raw = req.get("capped") or {}
+        if not isinstance(capped_raw, dict):
+            raise RequestError("capped must be an object like {\"S\": false}")
+        capped = {}
+        for s, v in capped_raw.items():
+            if s not in totals or not isinstance(v, bool):
+                raise RequestError(f"capped[{s}] must be true/false for a seated player")
+            capped[s] = v
+        liable = req.get("liable")
+        if isinstance(liable, dict):
+            seat = liable.get("seat")
+            exempt = liable.get("exempt", False)
+            liable = None if (exempt is True or seat is None) else seat
+        if liable is not None:
+            _seat(liable, "liable")
+            if liable not in totals or liable == winner:
+                raise RequestError("liable must be a seated non-winner (or null)")
+            if winner is None:
+                raise RequestError("liable needs a winner")
+    except RequestError as e:
+        return _fail(str(e))
+    transfers, net = variant.settle(seats, dealer, winner, totals, capped, liable)
+    return {"ok": True, "transfers": transfers, "net": net}
