@@ -1,0 +1,158 @@
+"""Win detection (four sets + a pair) with wilds, and ready/waits.
+
+Each suit (and the honors) is looked up in a memoised table of the ways it splits into sets
+and at most one pair, as a bitmask of (jokers needed, pair used); the parts are combined and
+the remaining jokers must make whole sets (or the pair). Wild-free checks use the same tables.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .tiles import NUM_FACES, WHITE
+
+MAX_JOKERS = 4
+
+
+def _bit(ju, pair):
+    return 1 << (ju * 2 + pair)
+
+
+@lru_cache(maxsize=None)
+def _part_mask(counts: tuple, honor: bool, pair_ok: bool = True) -> int:
+    """Bitmask over (jokers needed ju, pair used) for splitting `counts` into whole sets."""
+    i = next((k for k in range(len(counts)) if counts[k]), -1)
+    if i < 0:
+        return 1  # (0, 0)
+    n = counts[i]
+    out = 0
+    options = []
+    c = list(counts)
+    real = 3 if n >= 3 else n
+    c[i] -= real
+    options.append((tuple(c), 3 - real, 0))
+    if pair_ok:
+        c = list(counts)
+        real = 2 if n >= 2 else n
+        c[i] -= real
+        options.append((tuple(c), 2 - real, 1))
+    if not honor:
+        for lo in (i - 2, i - 1, i):
+            if lo < 0 or lo > 6:
+                continue
+            c = list(counts)
+            need = 0
+            for k in (lo, lo + 1, lo + 2):
+                if c[k]:
+                    c[k] -= 1
+                else:
+                    need += 1
+            options.append((tuple(c), need, 0))
+    for rest, need, is_pair in options:
+        sub = _part_mask(rest, honor, pair_ok and not is_pair)
+        b = 0
+        while sub:
+            if sub & 1:
+                ju, pr = divmod(b, 2)
+                ju += need
+                if ju <= MAX_JOKERS:
+                    out |= _bit(ju, pr | is_pair)
+            sub >>= 1
+            b += 1
+    return out
+
+
+def _combine(a: int, b: int) -> int:
+    out = 0
+    i = 0
+    while a:
+        if a & 1:
+            ja, pa = divmod(i, 2)
+            bb = b
+            k = 0
+            while bb:
+                if bb & 1:
+                    jb, pb = divmod(k, 2)
+                    if pa + pb <= 1 and ja + jb <= MAX_JOKERS:
+                        out |= _bit(ja + jb, pa + pb)
+                bb >>= 1
+                k += 1
+        a >>= 1
+        i += 1
+    return out
+
+
+def is_complete(counts, jokers: int = 0) -> bool:
+    """Do these concealed counts (34 faces, wilds excluded) plus `jokers` wilds make whole sets
+    and exactly one pair? (Exposed melds are already whole sets.)"""
+    if jokers == 0:
+        # fast path: every part must split exactly, one part holding the pair
+        pairs = 0
+        for lo, hi, honor in ((0, 9, False), (9, 18, False), (18, 27, False), (27, 34, True)):
+            part = tuple(counts[lo:hi])
+            total = sum(part)
+            if total == 0:
+                continue
+            r = total % 3
+            if r == 1:
+                return False
+            m = _part_mask(part, honor)
+            if r == 2:
+                pairs += 1
+                if pairs > 1 or not m & 2:  # bit (0 jokers, pair)
+                    return False
+            elif not m & 1:
+                return False
+        return pairs == 1
+    acc = 1
+    for lo, hi, honor in ((0, 9, False), (9, 18, False), (18, 27, False), (27, 34, True)):
+        part = tuple(counts[lo:hi])
+        if any(part):
+            acc = _combine(acc, _part_mask(part, honor))
+            if not acc:
+                return False
+    b = 0
+    while acc:
+        if acc & 1:
+            ju, pr = divmod(b, 2)
+            left = jokers - ju
+            if left >= 0 and ((pr and left % 3 == 0) or (not pr and left % 3 == 2)):
+                return True
+        acc >>= 1
+        b += 1
+    return False
+
+
+def is_winning_tiles(tiles, wild) -> bool:
+    """Concealed tiles (including the winning tile) make a win, with wilds and the white
+    stand-in (each white is the wild's face or a White dragon)."""
+    counts = [0] * NUM_FACES
+    jokers = whites = 0
+    stand_in = wild is not None and wild != WHITE
+    for f in tiles:
+        if f == wild:
+            jokers += 1
+        elif f == WHITE and stand_in:
+            whites += 1
+        else:
+            counts[f] += 1
+    if not whites:
+        return is_complete(counts, jokers)
+    for k in range(whites + 1):
+        c = list(counts)
+        c[wild] += k
+        c[WHITE] += whites - k
+        if is_complete(c, jokers):
+            return True
+    return False
+
+
+def waits(tiles, wild) -> list[int]:
+    """Faces that would complete these 3n+1 concealed tiles (听牌). The wild face itself is
+    listed only if drawing it wins (a discarded wild can never be won on)."""
+    out = []
+    base = list(tiles)
+    for f in range(NUM_FACES):
+        if is_winning_tiles(base + [f], wild):
+            out.append(f)
+    return out
