@@ -154,8 +154,12 @@ def settle_request(req) -> dict:
         liable = req.get("liable")
         if isinstance(liable, dict):
             seat = liable.get("seat")
-            exempt = liable.get("exempt", False)
-            liable = None if (exempt is True or seat is None) else seat
+            # facts of the exemption (taizhou.md §9): the liable player's own 台, or ready
+            # with a full flush, or an explicit exempt flag
+            tai = liable.get("tai", 0)
+            exempt = (liable.get("exempt") is True or liable.get("ready_full_flush") is True
+                      or (isinstance(tai, int) and not isinstance(tai, bool) and tai >= 3))
+            liable = None if (exempt or seat is None) else seat
         if liable is not None:
             _seat(liable, "liable")
             if liable not in totals or liable == winner:
