@@ -1,0 +1,172 @@
+"""Django settings for the 台州麻将 site, read from the environment.
+
+Every knob has a default that works on one machine with zero setup (SQLite, the embedded Redis
+started by `make run`). See README.md for the table of variables.
+"""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import env_bool, env_int, env_list, env_str, redis_url_with_db
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Runtime data (SQLite database, embedded Redis data, celery beat schedule). Gitignored.
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+# --- core -------------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", True)
+
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set in the environment when DEBUG is off")
+    SECRET_KEY = "django-insecure-dev-only-key-do-not-use-in-production"
+
+# With DEBUG on and no ALLOWED_HOSTS Django accepts localhost, 127.0.0.1 and [::1].
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "accounts",
+    "games",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "mahjong_site.urls"
+ASGI_APPLICATION = "mahjong_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.debug",
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ---------------------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0)),
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- i18n -------------------------------------------------------------------------------------
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [
+    ("zh-hans", "简体中文"),
+    ("en", "English"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "Asia/Shanghai"
+USE_I18N = True
+USE_TZ = True
+
+# --- static files -----------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# daphne serves static files itself (ASGIStaticFilesHandler) when this is on; behind a proxy
+# in production, run collectstatic and let the proxy serve STATIC_ROOT instead.
+SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
+
+# --- Redis: channel layer, Celery -------------------------------------------------------------
+# One Redis server, three databases: /0 channel layer, /1 Celery broker, /2 Celery results.
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6390/0")
+CHANNEL_LAYER = env_str("CHANNEL_LAYER", "redis").lower()
+
+
+def channel_layers_for(kind, redis_url):
+    """CHANNEL_LAYERS for CHANNEL_LAYER=redis (default) or memory (tests, single process)."""
+    if kind == "memory":
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    if kind == "redis":
+        return {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [redis_url]},
+            }
+        }
+    raise ImproperlyConfigured(f"CHANNEL_LAYER={kind!r}: use 'redis' or 'memory'")
+
+
+CHANNEL_LAYERS = channel_layers_for(CHANNEL_LAYER, REDIS_URL)
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", redis_url_with_db(REDIS_URL, 1))
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", redis_url_with_db(REDIS_URL, 2))
+CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 3600)
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    # Placeholder hook for the turn-timeout sweeper (see games.tasks.sweep_overdue).
+    "sweep-overdue": {
+        "task": "games.tasks.sweep_overdue",
+        "schedule": 2.0,
+        # Runs often: don't keep its results, and drop runs that queued up while no worker ran.
+        "options": {"ignore_result": True, "expires": 10},
+    },
+}
+
+# --- production safety (DEBUG off) ------------------------------------------------------------
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SECURE_REFERRER_POLICY = "same-origin"
+    X_FRAME_OPTIONS = "DENY"
+    # Only behind a proxy that sets (and strips client-sent) X-Forwarded-Proto.
+    if env_bool("SECURE_PROXY_SSL_HEADER", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
