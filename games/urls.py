@@ -1,5 +1,11 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from games import views
 
 app_name = "games"
 
-urlpatterns = []
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("calculator/", views.calculator, name="calculator"),
+    path("rules/taizhou/", views.rules_taizhou, name="rules_taizhou"),
+]

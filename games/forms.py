@@ -1,0 +1,103 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from games import notation
+
+VARIANT_CHOICES = [("taizhou", _("台州麻将"))]
+SEAT_CHOICES = [("E", _("东（庄家）")), ("S", _("南")), ("W", _("西")), ("N", _("北"))]
+LANG_CHOICES = [("zh", "中文"), ("en", "English")]
+
+
+class CalculatorForm(forms.Form):
+    """The score calculator: the fields of the scoring contract (shared/rules/README.md)."""
+
+    variant = forms.ChoiceField(label=_("玩法"), choices=VARIANT_CHOICES, initial="taizhou")
+    seat = forms.ChoiceField(label=_("门风"), choices=SEAT_CHOICES, initial="E")
+    wild = forms.CharField(
+        label=_("财神（翻出的牌）"),
+        required=False,
+        max_length=8,
+        help_text=_("翻出的那张牌，如 5p；留空表示没有财神"),
+        widget=forms.TextInput(attrs={"placeholder": "5p", "autocapitalize": "off", "autocomplete": "off"}),
+    )
+    hand = forms.CharField(
+        label=_("手牌（暗牌）"),
+        max_length=80,
+        help_text=_("mpsz 写法：m 万、p 筒、s 条、z 字（1–7z = 东南西北白发中）。和牌者不含和的那张。"),
+        widget=forms.TextInput(
+            attrs={"placeholder": "123m456m789s345p2z", "autocapitalize": "off", "autocomplete": "off"}
+        ),
+    )
+    melds = forms.CharField(
+        label=_("副露"),
+        required=False,
+        max_length=200,
+        help_text=_("每行一组或用逗号分开：chow:345s、pung:777z、kong:1111m（明杠）、ckong:9999p（暗杠）"),
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "pung:777z", "autocapitalize": "off"}),
+    )
+    win = forms.CharField(
+        label=_("和的牌"),
+        required=False,
+        max_length=8,
+        help_text=_("留空则按未和牌的一家计分"),
+        widget=forms.TextInput(attrs={"placeholder": "2z", "autocapitalize": "off", "autocomplete": "off"}),
+    )
+    self_drawn = forms.BooleanField(label=_("自摸"), required=False)
+    lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh")
+
+    def _tile_field(self, name):
+        text = notation.compact(self.cleaned_data.get(name, ""))
+        if not text:
+            return ""
+        try:
+            return notation.parse_tile(text)
+        except notation.NotationError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+    def clean_wild(self):
+        return self._tile_field("wild")
+
+    def clean_win(self):
+        return self._tile_field("win")
+
+    def clean_hand(self):
+        text = notation.compact(self.cleaned_data["hand"])
+        try:
+            notation.parse_tiles(text)
+        except notation.NotationError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return text
+
+    def clean_melds(self):
+        melds = []
+        errors = []
+        for part in notation.split_melds(self.cleaned_data.get("melds", "")):
+            try:
+                melds.append(notation.parse_meld(part))
+            except notation.NotationError as exc:
+                errors.append(str(exc))
+        if errors:
+            raise forms.ValidationError(errors)
+        return melds
+
+    def clean(self):
+        data = super().clean()
+        if data.get("self_drawn") and not data.get("win") and "win" not in self.errors:
+            self.add_error("win", _("自摸时请填写和的牌"))
+        return data
+
+    def contract_request(self):
+        """The scoring-contract dict for the cleaned data."""
+        data = self.cleaned_data
+        request = {
+            "variant": data["variant"],
+            "seat": data["seat"],
+            "wild": data["wild"] or None,
+            "hand": data["hand"],
+            "melds": data["melds"],
+            "lang": data["lang"],
+        }
+        if data["win"]:
+            request["win"] = data["win"]
+            request["self_drawn"] = bool(data["self_drawn"])
+        return request
