@@ -342,3 +342,162 @@ def _minus(tiles, remove):
     for t in remove:
         out.remove(t)
     return tuple(out)
+
+
+# --- 4. wilds and the white stand-in -----------------------------------------------------
+
+def test_white_stands_in_for_the_wild_face_in_a_chow():
+    # wild 5p: a discarded white (5z) chows as 5p with 4p6p; two whites in hand pung it as dragons
+    hands = {0: JUNK1 + "5z", 1: "46p258m258s1234z7z", 2: "55z369m369s1234z7z", 3: JUNK3}
+    st = make_state(hands=hands, indicator="5p", check=True)
+    st, _ = play(st, A("discard", 0, "5z"))
+    assert claims(st) == {1: ["chow"], 2: ["pung"]}
+    assert [a.tiles for a in legal_actions(st, 1) if a.kind == "chow"] == [TS("46p")]
+    st, _ = play(st, A("chow", 1, "5z", "46p"), A("pass", 2))
+    meld = st.melds[1][0]
+    assert meld.kind == CHOW and meld.notation() == "chow:46p5z" and meld.face == T("4p")
+    assert meld.claimed == T("5z") and st.chows_from_upper[1] == 1
+
+
+def test_white_in_hand_stands_in_for_the_wild_face_in_a_chow():
+    hands = {0: "1479m1247s12346z6p", 1: "4p7p5z258m258s1234z", 2: JUNK3, 3: "258p369m369s1234z"}
+    st = make_state(hands=hands, indicator="5p")
+    st, _ = play(st, A("discard", 0, "6p"))
+    assert claims(st) == {1: ["chow"]}
+    assert [a.tiles for a in legal_actions(st, 1) if a.kind == "chow"] == [TS("4p5z"), TS("7p5z")]
+    st, _ = play(st, A("chow", 1, "6p", "7p5z"))
+    assert st.melds[1][0].notation() == "chow:67p5z" and st.melds[1][0].face == T("5p")
+
+
+def test_a_wild_in_hand_never_makes_a_chow():
+    # wild 5p: 4p + a wild 5p cannot chow 6p (wilds never appear in exposed melds)
+    hands = {0: "1479m1247s12346z6p", 1: "4p5p258m258s1234z7z", 2: JUNK3, 3: "258p369m369s1234z"}
+    st = make_state(hands=hands, indicator="5p")
+    st, events = play(st, A("discard", 0, "6p"))
+    assert claims(st) == {} and event_types(events) == ["discard", "draw"]
+
+
+def test_a_discarded_wild_is_never_claimed():
+    # wild 5p. Player 1 holds 46p (chow), player 2 a pair of 5p (pung), player 3 waits on 5p/8p:
+    # none of them may claim the discarded wild; the next player simply draws.
+    hands = {0: "1479m1247s1346z5p7z", 1: "46p258m258s1234z7z", 2: "155p369m36s1234z7z",
+             3: "123m456m789m11s67p"}
+    st = make_state(hands=hands, indicator="5p")
+    assert st.hands[2].count(T("5p")) == 2 and st.seen[T("5p")] == 1
+    out, events = play(st, A("discard", 0, "5p"))
+    assert event_types(events) == ["discard", "draw"]
+    assert out.phase == DISCARD and out.turn == 1 and claims(out) == {}
+    assert out.rivers[0] == (T("5p"),) and out.furiten[3] == frozenset()
+    # the same tile face as a non-wild (wild 9s) is claimable by all three
+    st2 = make_state(hands=hands, indicator="9s")
+    out2, _ = play(st2, A("discard", 0, "5p"))
+    assert claims(out2) == {1: ["chow"], 2: ["pung"], 3: ["win"]}
+
+
+# --- 5. two winners: the nearest to the discarder wins ------------------------------------
+
+TWO_WINNERS = {0: "1479m1247s12346z5p", 1: "234m567m888s22z46p", 2: "369m369p36s1347z8p",
+               3: "123m456m789m11s67p"}
+
+
+def _two_winners():
+    st = make_state(hands=TWO_WINNERS)
+    st, _ = play(st, A("discard", 0, "5p"))
+    assert claims(st) == {1: ["win", "chow"], 3: ["win"]}
+    return st
+
+
+def test_two_winners_the_nearer_wins_even_when_the_farther_answers_first():
+    st = _two_winners()
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.phase == CLAIM and waiting_player(st) == [1]  # 1 is nearer: wait for them
+    st, events = play(st, A("win", 1, "5p"))
+    assert st.phase == ENDED and st.result.winner == 1 and st.result.discarder == 0
+    assert events[-1]["type"] == "win" and events[-1]["seat"] == 1
+
+
+def test_two_winners_the_nearer_answering_first_ends_the_window():
+    st = _two_winners()
+    st, _ = play(st, A("win", 1, "5p"))
+    assert st.phase == ENDED and st.result.winner == 1
+
+
+def test_two_winners_the_farther_wins_when_the_nearer_declines():
+    st = _two_winners()
+    st, _ = play(st, A("pass", 1))
+    assert st.phase == CLAIM and st.furiten[1] == frozenset({T("5p")})
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.result.winner == 3 and st.result.discarder == 0
+
+
+def test_two_winners_a_chow_claim_by_the_nearer_loses_to_the_farthers_win():
+    st = _two_winners()
+    st, _ = play(st, A("chow", 1, "5p", "46p"))
+    assert st.furiten[1] == frozenset({T("5p")})  # claiming something else declines the win
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.result.winner == 3 and st.melds[1] == ()
+
+
+def test_two_winners_turn_order_wraps_around():
+    # player 2 discards; players 0 and 1 can both win: 0 is nearer (2 -> 3 -> 0 -> 1)
+    hands = {0: "123m456m789m11s67p", 1: "234m567m888s22z46p", 2: "1479m1247s12346z5p",
+             3: "369m369p36s1347z8p"}
+    st = make_state(hands=hands, turn=2)
+    st, _ = play(st, A("discard", 2, "5p"))
+    assert claims(st) == {0: ["win"], 1: ["win"]}
+    st, _ = play(st, A("win", 1, "5p"))
+    assert st.phase == CLAIM and waiting_player(st) == [0]
+    st, _ = play(st, A("win", 0, "5p"))
+    assert st.result.winner == 0 and st.result.discarder == 2
+
+
+# --- 6. temporary furiten -------------------------------------------------------------------
+# Player 3 waits on 5p/8p. Player 0 discards 5p, player 3 passes.
+
+FURITEN_HANDS = {0: "1479m1247s1346z55p", 1: "258m258p258s1234z", 2: "369m369p36s12347z",
+                 3: "123m456m789m11s67p"}
+
+
+def _furiten_start(wall):
+    st = make_state(hands=FURITEN_HANDS, wall=wall)
+    st, _ = play(st, A("discard", 0, "5p"))
+    assert claims(st) == {3: ["win"]}
+    st, events = play(st, A("pass", 3))
+    assert st.furiten[3] == frozenset({T("5p")})
+    assert st.turn == 1 and event_types(events) == ["claim_answer", "draw"]
+    return st
+
+
+def test_furiten_blocks_a_discard_win_on_that_face_until_the_own_draw():
+    st = _furiten_start(wall="7z8p2z1p3s3s")
+    st, events = play(st, A("discard", 1, "5p"))  # the same face again: no win for player 3
+    assert claims(st) == {} and event_types(events) == ["discard", "draw"] and st.turn == 2
+    st, _ = play(st, A("discard", 2, "8p"))  # another face of the wait: offered
+    assert claims(st) == {3: ["win", "chow"]}
+    st, events = play(st, A("pass", 3))
+    assert st.furiten[3] == frozenset()  # cleared by the own draw that followed at once
+    assert st.turn == 3 and st.drawn == T("2z") and events[-1]["type"] == "draw"
+    st, _ = play(st, A("discard", 3, "2z"), A("discard", 0, "5p"))
+    assert claims(st) == {3: ["win"]}  # after their own draw: may win on 5p again
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.result.winner == 3 and st.result.discarder == 0 and st.result.win_tile == T("5p")
+
+
+def test_furiten_is_per_face_and_survives_other_players_turns():
+    st = _furiten_start(wall="7z8p2z1p3s3s")
+    st, _ = play(st, A("discard", 1, "7z"), A("discard", 2, "8p"))
+    assert st.furiten[3] == frozenset({T("5p")})
+    st, _ = play(st, A("win", 3, "8p"))
+    assert st.result.winner == 3 and st.result.win_tile == T("8p")
+
+
+def test_furiten_still_allows_a_self_drawn_win():
+    st = _furiten_start(wall="7z8p5p1p3s3s")
+    st, _ = play(st, A("discard", 1, "7z"), A("discard", 2, "8p"), A("pass", 3))
+    assert st.turn == 3 and st.drawn == T("5p")
+    assert A("win", 3) in legal_actions(st, 3)
+    st, events = play(st, A("win", 3))
+    r = st.result
+    assert r.winner == 3 and r.self_drawn and r.discarder is None and r.win_tile == T("5p")
+    assert events[-1] == {"type": "win", "seat": 3, "tile": "5p", "self_drawn": True, "from": None,
+                          "total": r.scores[3].total, "liable": None}
