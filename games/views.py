@@ -59,9 +59,11 @@ def calculator(request):
         result = contracts.score(contract_request)
 
     factor = uncapped = None
-    if result and result.get("ok") and isinstance(result.get("tai"), int) and isinstance(result.get("points"), (int, float)):
-        factor = 2 ** result["tai"]
-        uncapped = result["points"] * factor
+    if result and result.get("ok"):
+        points, tai = result.get("points"), result.get("tai")
+        if isinstance(tai, int) and isinstance(points, (int, float)):
+            factor = 2**tai
+            uncapped = points * factor
 
     context = {
         "form": form,
