@@ -96,7 +96,7 @@ LANGUAGES = [
     ("zh-hans", "简体中文"),
     ("en", "English"),
 ]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [BASE_DIR / "mahjong_site" / "locale"]  # the top level of the repo is fixed
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True
 USE_TZ = True
