@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import notation
@@ -11,8 +12,9 @@ LANG_CHOICES = [("zh", "中文"), ("en", "English")]
 class CalculatorForm(forms.Form):
     """The score calculator: the fields of the scoring contract (shared/rules/README.md)."""
 
-    variant = forms.ChoiceField(label=_("玩法"), choices=VARIANT_CHOICES, initial="taizhou")
-    seat = forms.ChoiceField(label=_("门风"), choices=SEAT_CHOICES, initial="E")
+    # variant, seat and lang may be left out of a URL: taizhou, East, the UI language.
+    variant = forms.ChoiceField(label=_("玩法"), choices=VARIANT_CHOICES, initial="taizhou", required=False)
+    seat = forms.ChoiceField(label=_("门风"), choices=SEAT_CHOICES, initial="E", required=False)
     wild = forms.CharField(
         label=_("财神（翻出的牌）"),
         required=False,
@@ -43,7 +45,19 @@ class CalculatorForm(forms.Form):
         widget=forms.TextInput(attrs={"placeholder": "2z", "autocapitalize": "off", "autocomplete": "off"}),
     )
     self_drawn = forms.BooleanField(label=_("自摸"), required=False)
-    lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh")
+    lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh", required=False)
+
+    def clean_variant(self):
+        return self.cleaned_data.get("variant") or "taizhou"
+
+    def clean_seat(self):
+        return self.cleaned_data.get("seat") or "E"
+
+    def clean_lang(self):
+        lang = self.cleaned_data.get("lang")
+        if not lang:
+            lang = "en" if (get_language() or "").startswith("en") else "zh"
+        return lang
 
     def _tile_field(self, name):
         text = notation.compact(self.cleaned_data.get(name, ""))

@@ -186,3 +186,12 @@ def test_english_ui(client, fake_engine):
     html = client.get(URL, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Score calculator" in html
     assert '<option value="en" selected>' in html  # breakdown language follows the UI
+
+
+def test_short_shareable_url_uses_defaults(client, fake_engine):
+    client.get(URL + "?hand=12m456m789m66z&melds=pung:222z&win=3m")
+    assert fake_engine[0]["variant"] == "taizhou"
+    assert fake_engine[0]["seat"] == "E"
+    assert fake_engine[0]["lang"] == "zh"
+    client.get(URL + "?hand=12m456m789m66z&seat=S", HTTP_ACCEPT_LANGUAGE="en")
+    assert fake_engine[1]["seat"] == "S" and fake_engine[1]["lang"] == "en"
