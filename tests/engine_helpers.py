@@ -23,7 +23,7 @@ from games.engine.game import Action, HandState, Illegal, Options, apply, new_ha
 from games.engine.melds import CHOW, CKONG, Meld, make_meld, parse_meld
 from games.engine.tiles import NUM_FACES, face_name, parse_tile, parse_tiles
 
-__all__ = ["T", "TS", "A", "make_state", "play", "must_fail", "snapshot", "hand_str", "all_faces"]
+__all__ = ["T", "TS", "W", "A", "make_state", "play", "must_fail", "snapshot", "hand_str", "all_faces"]
 
 
 def T(text: str) -> int:
@@ -34,6 +34,11 @@ def T(text: str) -> int:
 def TS(text: str) -> tuple:
     """Sorted faces from mpsz: TS('46p')."""
     return tuple(sorted(parse_tiles(text)))
+
+
+def W(text: str) -> tuple:
+    """Faces from mpsz in written order (a wall, a river): W('8p1s')."""
+    return tuple(parse_tiles(text))
 
 
 def A(kind: str, seat: int, tile: str | None = None, tiles: str | None = None) -> Action:
