@@ -52,6 +52,12 @@ def calculator(request):
     """
     data = request.POST if request.method == "POST" else request.GET
     submitted = "hand" in data
+    if submitted:
+        # Short shared URLs may leave these out; fill them so the form shows what was scored.
+        data = data.copy()
+        for name, default in (("variant", "taizhou"), ("seat", "E"), ("lang", _ui_lang())):
+            if not data.get(name):
+                data[name] = default
     form = CalculatorForm(data if submitted else None, initial={"lang": _ui_lang()})
     contract_request = result = None
     if submitted and form.is_valid():

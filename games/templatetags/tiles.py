@@ -2,6 +2,7 @@
 
 from django import template
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from games import notation
 
@@ -38,6 +39,11 @@ def meld_tiles(meld):
     return meld.partition(":")[2]
 
 
+MELD_LABELS = {"chow": _("吃"), "pung": _("碰"), "kong": _("明杠"), "ckong": _("暗杠")}
+
+
 @register.filter
 def meld_kind(meld):
-    return meld.partition(":")[0]
+    """'pung:777z' -> the kind's label: 碰 (Pung in English)."""
+    kind = meld.partition(":")[0]
+    return MELD_LABELS.get(kind, kind)
