@@ -82,8 +82,6 @@ def test_deal_any_dealer_gets_14_and_the_first_turn(players, dealer):
     assert tiles_accounted(st) == 136
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: new_hand deals in seat-index order, not from the "
-                   "dealer in turn order (dealer should get wall[0:14], dealer+1 wall[14:27], ...)")
 @pytest.mark.parametrize("players,dealer", [(4, 2), (3, 1), (2, 1)])
 def test_deal_starts_with_the_dealer_in_turn_order(players, dealer):
     st, _ = new_hand(Options(players=players), 7, dealer)
@@ -771,8 +769,6 @@ def test_two_player_discard_win_settlement():
 
 # --- 11. a win must come from a draw or a claimed discard ---------------------------------
 
-@pytest.mark.xfail(strict=True, reason="engine bug: after claiming a pung the claimer is offered a "
-                   "'self-drawn' win without drawing (legal_actions lists win, _self_win accepts it)")
 def test_no_self_drawn_win_right_after_a_pung_claim():
     # player 3 waits on 1s/7z and may win on the discarded 7z; they pung it instead (declining
     # the win). Their remaining 11 tiles are complete, but they drew nothing: they must discard.
@@ -787,8 +783,6 @@ def test_no_self_drawn_win_right_after_a_pung_claim():
     must_fail(st, A("win", 3))
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: after claiming a chow the claimer is offered a "
-                   "'self-drawn' win without drawing")
 def test_no_self_drawn_win_right_after_a_chow_claim():
     # player 1 holds 123m 456m 789m 11s + 46p: chowing 5p leaves a complete 11-tile hand
     hands = {0: "1479m1247s12346z5p", 1: "123m456m789m11s46p", 2: JUNK3, 3: "258m258p258s1234z"}

@@ -164,10 +164,11 @@ def new_hand(options: Options, seed: int, dealer: int = 0):
     n = options.players
     hands = [[] for _ in range(n)]
     pos = 0
-    for p in range(n):
-        k = 14 if p == dealer else 13
-        hands[(p)] = wall[pos:pos + k]
-        pos += k
+    for k in range(n):  # from the dealer, in turn order
+        p = (dealer + k) % n
+        size = 14 if k == 0 else 13
+        hands[p] = wall[pos:pos + size]
+        pos += size
     rest = wall[pos:]
     indicator = rest.pop()  # from the end of the wall; stays out of play
     seen = [0] * NUM_FACES
@@ -262,7 +263,7 @@ def legal_actions(state: HandState, player: int) -> list:
         acts = [Action(A_DISCARD, player, f) for f in sorted(set(state.hands[player]))]
         for kind, f in self_kong_options(state, player):
             acts.append(Action(kind, player, f))
-        if is_winning_tiles(state.hands[player], state.wild):
+        if _may_self_win(state) and is_winning_tiles(state.hands[player], state.wild):
             acts.append(Action(A_WIN, player))
         return acts
     if state.phase == CLAIM and state.claim_options[player] and state.claim_responses[player] is None:
@@ -469,8 +470,16 @@ def _resolve_claims(state, events):
     return new, events
 
 
+def _may_self_win(state) -> bool:
+    """A self-drawn win needs a tile just drawn (or the dealer's opening 14); after claiming a
+    chow or pung the player must discard."""
+    return state.drawn is not None or state.step == 0
+
+
 def _self_win(state, p):
     hand = state.hands[p]
+    if not _may_self_win(state):
+        return Illegal("you drew no tile: after a claim you must discard")
     if not is_winning_tiles(hand, state.wild):
         return Illegal("your hand is not a winning hand")
     win = state.drawn if state.drawn is not None and state.drawn in hand else hand[-1]
