@@ -122,6 +122,11 @@ def scoring_hands(rnd: random.Random, n: int, wilds: int):
 
 # --- measurements -------------------------------------------------------------------------
 
+def ratio(a, b):
+    r = a / b
+    return f"{r:.1f}x" if r >= 1 else f"{r:.2f}x"
+
+
 def rate(fn, items):
     gc.collect()
     t0 = time.perf_counter()
@@ -166,8 +171,8 @@ def main():
         mj_1 = rate(agari.is_agari, hands)
         mj_2 = rate(agari.is_agari, hands)
         mj = max(mj_1, mj_2)
-        print(f"win checks/s (cold): engine {eng_cold:,.0f}  mahjong {mj:,.0f}  ratio {eng_cold / mj:.1f}x")
-        print(f"win checks/s (warm): engine {eng_warm:,.0f}  mahjong {mj:,.0f}  ratio {eng_warm / mj:.1f}x")
+        print(f"win checks/s (cold): engine {eng_cold:,.0f}  mahjong {mj:,.0f}  ratio {ratio(eng_cold, mj)}")
+        print(f"win checks/s (warm): engine {eng_warm:,.0f}  mahjong {mj:,.0f}  ratio {ratio(eng_warm, mj)}")
         print(f"  (answers differ on {disagree} hands: seven pairs / thirteen orphans, which Taizhou does not allow)")
         sample = hands[:N_NO_CACHE_WIN]
 
@@ -177,7 +182,7 @@ def main():
 
         eng_nc = rate(uncached, sample)
         print(f"win checks/s, cache cleared before every check ({len(sample):,} hands): engine {eng_nc:,.0f}  "
-              f"mahjong {mj:,.0f}  ratio {eng_nc / mj:.1f}x")
+              f"mahjong {mj:,.0f}  ratio {ratio(eng_nc, mj)}")
     else:
         print(f"win checks/s: engine {eng_cold:,.0f} (cold) {eng_warm:,.0f} (warm); mahjong package not installed")
 
