@@ -55,7 +55,9 @@ def parse_score_request(req):
     melds = [parse_meld(m, wild) for m in melds_raw]
     win_text = req.get("win")
     win = None if win_text in (None, "") else parse_tile(win_text)
-    self_drawn = req.get("self_drawn", False)
+    self_drawn = req.get("self_drawn")
+    if self_drawn is None:
+        self_drawn = False
     if not isinstance(self_drawn, bool):
         raise RequestError("self_drawn must be true or false")
     if win is None and self_drawn:
@@ -150,6 +152,8 @@ def settle_request(req) -> dict:
         for s, v in capped_raw.items():
             if s not in totals or not isinstance(v, bool):
                 raise RequestError(f"capped[{s}] must be true/false for a seated player")
+            if v and totals[s] < variant.RULES.cap:
+                raise RequestError(f"capped[{s}] is true but totals[{s}] is {totals[s]}: a capped total is {variant.RULES.cap}")
             capped[s] = v
         liable = req.get("liable")
         if isinstance(liable, dict):

@@ -86,15 +86,39 @@ _PARTS = ((0, 9, False), (9, 18, False), (18, 27, False), (27, 34, True))
 _EXACT: dict = {}  # part -> 0 empty, 1 whole sets, 2 sets + the pair, -1 impossible
 
 
+def _sets_only(c: list, honor: bool) -> bool:
+    """Can these counts be split into pungs and chows with no wild? Linear: the lowest tile's
+    count mod 3 must start chows (three equal chows are as good as three pungs)."""
+    for i in range(len(c)):
+        n = c[i]
+        if not n:
+            continue
+        r = n % 3
+        if r:
+            if honor or i > 6 or c[i + 1] < r or c[i + 2] < r:
+                return False
+            c[i + 1] -= r
+            c[i + 2] -= r
+    return True
+
+
 def _exact_kind(part: tuple, honor: bool) -> int:
     total = sum(part)
     if total == 0:
         kind = 0
     elif total % 3 == 1:
         kind = -1
+    elif total % 3 == 0:
+        kind = 1 if _sets_only(list(part), honor) else -1
     else:
-        mask = _part_mask(part, honor)
-        kind = (2 if mask & 2 else -1) if total % 3 == 2 else (1 if mask & 1 else -1)
+        kind = -1
+        for i, n in enumerate(part):
+            if n >= 2:
+                c = list(part)
+                c[i] -= 2
+                if _sets_only(c, honor):
+                    kind = 2
+                    break
     _EXACT[part] = kind
     return kind
 
