@@ -1,0 +1,84 @@
+"""What one seat may see of a hand: the only input the table templates get.
+
+A seat's view holds its own concealed tiles and, of everyone else, only what lies face up:
+melds (a concealed kong shows its face, as players flip two of its tiles), rivers and tile
+counts. It never holds the wall or another player's concealed tiles; after the hand ends
+every hand is shown (the result screen opens all hands).
+"""
+
+from __future__ import annotations
+
+from .game import CLAIM, DISCARD, ENDED, A_CHOW, legal_actions
+from .tiles import face_label, face_name, is_dragon
+
+
+def tile_info(face: int, wild: int, lang: str = "zh") -> dict:
+    return {"code": face_name(face), "label": face_label(face, lang), "wild": face == wild,
+            "honor": face >= 27, "dragon": is_dragon(face)}
+
+
+def sort_hand(tiles, wild):
+    """Wilds first (placed left), then by face."""
+    return sorted(tiles, key=lambda f: (f != wild, f))
+
+
+def seat_view(state, me: int | None, lang: str = "zh") -> dict:
+    """A JSON-able dict of what player `me` sees (None = spectator: nobody's hand)."""
+    n = state.n
+    wild = state.wild
+    ended = state.phase == ENDED
+    players = []
+    for p in range(n):
+        show = ended or p == me
+        hand = sort_hand(state.hands[p], wild) if show else []
+        players.append({
+            "index": p,
+            "seat": state.seat_name(p),
+            "wind": face_label(state.seat_wind(p), lang),
+            "dealer": p == state.dealer,
+            "me": p == me,
+            "tile_count": len(state.hands[p]),
+            "hand": [tile_info(f, wild, lang) for f in hand],
+            "melds": [{"kind": m.kind, "tiles": [tile_info(f, wild, lang) for f in m.tiles]}
+                      for m in state.melds[p]],
+            "river": [tile_info(f, wild, lang) for f in state.rivers[p]],
+            "in_turn": state.phase == DISCARD and p == state.turn,
+        })
+    me_drawn = None
+    if me is not None and state.phase == DISCARD and state.turn == me and state.drawn is not None:
+        me_drawn = face_name(state.drawn)
+    actions = []
+    if me is not None and not ended:
+        for a in legal_actions(state, me):
+            d = a.to_dict()
+            if a.kind == A_CHOW:
+                d["label"] = " ".join(face_label(t, lang) for t in sorted(a.tiles + (a.tile,)))
+            actions.append(d)
+    view = {
+        "phase": state.phase,
+        "turn": state.turn,
+        "step": state.step,
+        "wall_count": len(state.wall),
+        "indicator": tile_info(state.indicator, wild, lang),
+        "wild": tile_info(wild, wild, lang),
+        "players": players,
+        "drawn": me_drawn,
+        "last_discard": None if state.last_discard is None or state.phase != CLAIM else tile_info(state.last_discard, wild, lang),
+        "actions": actions,
+        "result": None,
+    }
+    if ended and state.result is not None:
+        view["result"] = result_view(state, lang)
+    return view
+
+
+def result_view(state, lang: str = "zh") -> dict:
+    r = state.result
+    out = {"winner": r.winner, "discarder": r.discarder, "self_drawn": r.self_drawn,
+           "win_tile": None if r.win_tile is None else tile_info(r.win_tile, state.wild, lang),
+           "drawn_hand": r.winner is None, "liable": r.liable, "liable_reason": r.liable_reason,
+           "scores": [], "transfers": list(r.transfers), "net": list(r.net)}
+    for p in range(state.n):
+        s = r.scores[p]
+        out["scores"].append(None if s is None else s.as_dict(lang))
+    return out
