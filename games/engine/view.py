@@ -1,8 +1,7 @@
 """What one seat may see of a hand: the only input the table templates get.
 
 A seat's view holds its own concealed tiles and, of everyone else, only what lies face up:
-melds (a concealed kong shows its face, as players flip two of its tiles), rivers and tile
-counts. It never holds the wall or another player's concealed tiles; after the hand ends
+melds (a concealed kong lies face down until the hand ends), rivers and tile counts. It never holds the wall or another player's concealed tiles; after the hand ends
 every hand is shown (the result screen opens all hands).
 """
 
@@ -15,6 +14,12 @@ from .tiles import face_label, face_name, is_dragon
 def tile_info(face: int, wild: int, lang: str = "zh") -> dict:
     return {"code": face_name(face), "label": face_label(face, lang), "wild": face == wild,
             "honor": face >= 27, "dragon": is_dragon(face)}
+
+
+def _meld_view(meld, wild, lang, show):
+    if meld.kind == "ckong" and not show:
+        return {"kind": meld.kind, "tiles": [{"code": "back", "label": "", "hidden": True}] * 4}
+    return {"kind": meld.kind, "tiles": [tile_info(f, wild, lang) for f in meld.tiles]}
 
 
 def sort_hand(tiles, wild):
@@ -39,8 +44,7 @@ def seat_view(state, me: int | None, lang: str = "zh") -> dict:
             "me": p == me,
             "tile_count": len(state.hands[p]),
             "hand": [tile_info(f, wild, lang) for f in hand],
-            "melds": [{"kind": m.kind, "tiles": [tile_info(f, wild, lang) for f in m.tiles]}
-                      for m in state.melds[p]],
+            "melds": [_meld_view(m, wild, lang, show) for m in state.melds[p]],
             "river": [tile_info(f, wild, lang) for f in state.rivers[p]],
             "in_turn": state.phase == DISCARD and p == state.turn,
         })
