@@ -23,7 +23,7 @@ from games.engine.game import Action, HandState, Illegal, Options, apply, new_ha
 from games.engine.melds import CHOW, CKONG, Meld, make_meld, parse_meld
 from games.engine.tiles import NUM_FACES, face_name, parse_tile, parse_tiles
 
-__all__ = ["T", "TS", "W", "A", "make_state", "play", "must_fail", "snapshot", "hand_str", "all_faces"]
+__all__ = ["T", "TS", "W", "A", "make_state", "play", "must_fail", "snapshot", "hand_str", "all_faces", "expected_transfers"]
 
 
 def T(text: str) -> int:
@@ -183,3 +183,39 @@ def all_faces(state: HandState) -> list:
     if state.result is not None and state.result.winner is not None:
         c[state.result.win_tile] += 1
     return c
+
+
+CAP = 100  # 臘子
+
+
+def expected_transfers(result, dealer, liable):
+    """The transfers taizhou.md §9 asks for, as a sorted list of (from, to, amount), computed from the
+    result's totals independently of the engine's settle()."""
+    n = len(result.scores)
+    w = result.winner
+    totals = [s.total for s in result.scores]
+    capped = result.scores[w].capped or totals[w] >= CAP
+    others = [q for q in range(n) if q != w]
+    owed = {}
+    for q in others:
+        if capped:
+            owed[q] = CAP
+        elif dealer in (q, w):
+            owed[q] = totals[w]
+        else:
+            owed[q] = totals[w] / 2
+    out = []
+    if liable is not None:
+        out.append((liable, w, sum(owed.values())))
+    else:
+        out += [(q, w, owed[q]) for q in others]
+    for i, a in enumerate(others):
+        for b in others[i + 1:]:
+            diff = min(totals[b], CAP) - min(totals[a], CAP)
+            if dealer not in (a, b):
+                diff /= 2
+            if diff > 0:
+                out.append((a, b, diff))
+            elif diff < 0:
+                out.append((b, a, -diff))
+    return sorted((f, t, x) for f, t, x in out if x)

@@ -22,43 +22,7 @@ import pytest
 from games.engine.game import ENDED, legal_actions
 from games.engine.variants import taizhou
 
-from tests.engine_helpers import A, T, TS, make_state, play
-
-CAP = 100
-
-
-def settlement(result, dealer, liable):
-    """The transfers §9 asks for, as a sorted list of (from, to, amount), computed from the
-    result's totals independently of the engine's settle()."""
-    n = len(result.scores)
-    w = result.winner
-    totals = [s.total for s in result.scores]
-    capped = result.scores[w].capped or totals[w] >= CAP
-    others = [q for q in range(n) if q != w]
-    owed = {}
-    for q in others:
-        if capped:
-            owed[q] = CAP
-        elif dealer in (q, w):
-            owed[q] = totals[w]
-        else:
-            owed[q] = totals[w] / 2
-    out = []
-    if liable is not None:
-        out.append((liable, w, sum(owed.values())))
-    else:
-        out += [(q, w, owed[q]) for q in others]
-    for i, a in enumerate(others):
-        for b in others[i + 1:]:
-            diff = min(totals[b], CAP) - min(totals[a], CAP)
-            if dealer not in (a, b):
-                diff /= 2
-            if diff > 0:
-                out.append((a, b, diff))
-            elif diff < 0:
-                out.append((b, a, -diff))
-    return sorted((f, t, x) for f, t, x in out if x)
-
+from tests.engine_helpers import A, T, expected_transfers, make_state, play
 
 def transfers(result):
     return sorted((t["from"], t["to"], t["amount"]) for t in result.transfers)
@@ -69,7 +33,7 @@ def check_settlement(st, liable, reason):
     assert st.phase == ENDED
     assert r.liable == liable
     assert r.liable_reason == reason
-    assert transfers(r) == settlement(r, st.dealer, liable)
+    assert transfers(r) == expected_transfers(r, st.dealer, liable)
     assert sum(r.net) == 0
     for q in range(st.n):
         got = sum(x for f, t, x in transfers(r) if t == q) - sum(x for f, t, x in transfers(r) if f == q)
