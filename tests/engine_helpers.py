@@ -74,7 +74,7 @@ def make_state(hands: dict, wall: str | None = None, indicator: str = "9s", deal
                turn: int | None = None, players: int = 4, melds: dict | None = None,
                rivers: dict | None = None, drawn: str | None = None, seed: int = 0,
                chows_from_upper: dict | None = None, furiten: dict | None = None,
-               check: bool = True) -> HandState:
+               step: int | None = None, check: bool = True) -> HandState:
     """A HandState in the discard phase with exactly these tiles.
 
     hands: player -> mpsz concealed tiles (every player must be given).
@@ -83,6 +83,9 @@ def make_state(hands: dict, wall: str | None = None, indicator: str = "9s", deal
     melds: player -> ["pung:777z", "chow:345p", "ckong:1111m", ...].
     rivers: player -> mpsz discards lying in front of them.
     furiten: player -> mpsz faces that player may not win on by discard.
+    step: actions applied so far. By default 0 (the dealer's opening turn: a win with the dealt
+        14 is allowed) when the dealer is in turn and nothing has been discarded or melded yet,
+        else 1 (mid-hand: a self-drawn win then needs `drawn`).
     With check=True, the player in turn must hold 14 - 3 x melds tiles and everyone else
     13 - 3 x melds, and no face may be used more than four times.
     """
@@ -136,7 +139,10 @@ def make_state(hands: dict, wall: str | None = None, indicator: str = "9s", deal
     chows = tuple(
         (chows_from_upper or {}).get(p, sum(1 for m in meld_t[p] if m.kind == CHOW)) for p in range(n))
     fur = tuple(frozenset(parse_tiles((furiten or {}).get(p, ""))) for p in range(n))
-    return replace(base, wall=wall_t, indicator=ind, hands=tuple(hand_t), melds=meld_t, rivers=river_t,
+    if step is None:
+        opening = turn == dealer and not any(river_t) and not any(meld_t)
+        step = 0 if opening else 1
+    return replace(base, wall=wall_t, step=step, indicator=ind, hands=tuple(hand_t), melds=meld_t, rivers=river_t,
                    turn=turn, phase=game.DISCARD, drawn=None if drawn is None else T(drawn),
                    seen=tuple(seen), chows_from_upper=chows, furiten=fur,
                    claim_options=tuple(() for _ in range(n)), claim_responses=tuple(None for _ in range(n)))

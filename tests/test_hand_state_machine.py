@@ -9,6 +9,8 @@ two tiles of a suit closer than three) and so can never claim anything.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from games.engine import game
@@ -794,6 +796,22 @@ def test_no_self_drawn_win_right_after_a_chow_claim():
     must_fail(st, A("win", 1))
 
 
+def test_after_a_claim_a_kong_replacement_may_complete_a_self_drawn_win():
+    # player 3 pungs 7z (their 11 tiles are not complete), then declares the concealed kong of
+    # 1m: the replacement 2s from the back completes 456m 789m 22s
+    hands = {0: "2479m1247s12346z7z", 1: "46p258m258s1234z6z", 2: "155p369m36s1234z6z",
+             3: "1111m456m789m2s77z"}
+    st = make_state(hands=hands, wall="3s3s2s")
+    st, _ = play(st, A("discard", 0, "7z"), A("pung", 3, "7z"))
+    assert A("win", 3) not in legal_actions(st, 3)
+    st, _ = play(st, A("ckong", 3, "1m"))
+    assert st.drawn == T("2s") and A("win", 3) in legal_actions(st, 3)
+    st, _ = play(st, A("win", 3))
+    r = st.result
+    assert r.winner == 3 and r.self_drawn and r.win_tile == T("2s")
+    assert [m.kind for m in st.melds[3]] == [PUNG, CKONG]
+
+
 def test_dealer_may_win_with_the_dealt_fourteen():
     hands = {0: "123m456m789m11s678p", 1: JUNK1, 2: JUNK2, 3: JUNK3}
     st = make_state(hands=hands)
@@ -819,3 +837,17 @@ def test_replay_reproduces_an_auto_played_hand(players, seed, dealer):
     assert st.step == len(actions)
     bad = replay(Options(players=players), seed, dealer, actions[:1] + [actions[0]])
     assert isinstance(bad, Illegal)
+
+
+def test_replay_from_actions_stored_as_json():
+    st, events = new_hand(Options(players=4), 21, 1)
+    actions = []
+    while st.phase != ENDED:
+        a = game.auto_action(st, waiting_player(st)[0])
+        actions.append(a)
+        st, ev = play(st, a)
+        events += ev
+    stored = json.loads(json.dumps([a.to_dict() for a in actions]))
+    again = replay(Options.from_dict(json.loads(json.dumps(Options(players=4).to_dict()))), 21, 1,
+                   [Action.from_dict(d) for d in stored])
+    assert again == (st, events)
