@@ -1,2 +1,126 @@
-# Room, Seat, Game, Hand, HandEvent and Replay arrive with the table issues
-# (see shared/design/architecture.md). The engine under games/engine/ stays free of Django.
+"""Rooms, seats, games and hands. Only games/services.py writes these during play."""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+def new_token():
+    return secrets.token_urlsafe(18)
+
+
+class Room(models.Model):
+    WAITING, PLAYING, FINISHED, DISSOLVED = "waiting", "playing", "finished", "dissolved"
+    STATUS_CHOICES = [(WAITING, _("等待开始")), (PLAYING, _("对局中")), (FINISHED, _("已结束")),
+                      (DISSOLVED, _("已解散"))]
+    HANDS, ROUNDS = "hands", "rounds"
+    VARIANT_CHOICES = [("taizhou", _("台州麻将"))]
+
+    token = models.CharField(max_length=40, unique=True, default=new_token)  # the invite link's secret
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_rooms")
+    variant = models.CharField(_("玩法"), max_length=20, choices=VARIANT_CHOICES, default="taizhou")
+    players = models.PositiveSmallIntegerField(_("人数"), default=4)
+    length_kind = models.CharField(_("局数方式"), max_length=10, default=HANDS,
+                                   choices=[(HANDS, _("局")), (ROUNDS, _("圈"))])
+    length = models.PositiveSmallIntegerField(_("长度"), default=8)  # hands 4/8/16 or rounds 1/2
+    stake = models.PositiveIntegerField(_("底注（金豆/胡）"), default=100)
+    turn_seconds = models.PositiveSmallIntegerField(_("出牌时间（秒）"), default=15)
+    claim_seconds = models.PositiveSmallIntegerField(_("吃碰时间（秒）"), default=8)
+    status = models.CharField(max_length=12, choices=STATUS_CHOICES, default=WAITING)
+    invite_revoked = models.BooleanField(default=False)
+    dissolve_started_at = models.DateTimeField(null=True, blank=True)
+    dissolve_votes = models.JSONField(default=list, blank=True)  # positions that agreed
+    version = models.PositiveIntegerField(default=0)  # bumped on every change of the room
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("房间")
+        verbose_name_plural = _("房间")
+
+    def __str__(self):
+        return f"#{self.pk} {self.get_variant_display()}"
+
+    @property
+    def group_name(self):
+        return f"room-{self.pk}"
+
+    def length_label(self):
+        return f"{self.length}{'圈' if self.length_kind == self.ROUNDS else '局'}"
+
+
+class Seat(models.Model):
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()  # table position; engine player index
+    ready = models.BooleanField(default=False)
+    auto_play = models.BooleanField(default=False)  # 托管
+    timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
+    connections = models.PositiveSmallIntegerField(default=0)  # open sockets; 0 = offline
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "position"], name="one_player_per_position"),
+            models.UniqueConstraint(fields=["room", "user"], name="one_seat_per_user"),
+        ]
+
+    @property
+    def online(self):
+        return self.connections > 0
+
+
+class Game(models.Model):
+    """A room's session: the hands played from start to the end of its length."""
+
+    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="game")
+    first_dealer = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    hands_played = models.PositiveIntegerField(default=0)
+    dealer_passes = models.PositiveIntegerField(default=0)  # for lengths counted in rounds (圈)
+    totals = models.JSONField(default=list)  # net 胡 per position over the game
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def is_over(self):
+        room = self.room
+        if room.length_kind == Room.ROUNDS:
+            return self.dealer_passes >= room.length * room.players
+        return self.hands_played >= room.length
+
+
+class Hand(models.Model):
+    PLAYING, ENDED, VOID = "playing", "ended", "void"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()  # 1, 2, ...
+    seed = models.BigIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict)
+    version = models.PositiveIntegerField(default=0)  # number of actions applied
+    status = models.CharField(max_length=10, default=PLAYING)
+    deadline = models.DateTimeField(null=True, blank=True)  # when the waiting players time out
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="one_hand_number_per_game")]
+        indexes = [models.Index(fields=["status", "deadline"])]
+
+
+class HandEvent(models.Model):
+    """Append-only log: one row per accepted action, with the engine events it produced."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()  # 1 = first action; equals hand.version after it
+    action = models.JSONField()
+    events = models.JSONField(default=list)
+    auto = models.BooleanField(default=False)  # made by the timeout / 托管
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [models.UniqueConstraint(fields=["hand", "seq"], name="one_event_per_seq")]

@@ -14,3 +14,11 @@ if "CHANNEL_LAYER" not in os.environ:
     os.environ["CHANNEL_LAYER"] = "memory"
     settings.CHANNEL_LAYER = "memory"
     settings.CHANNEL_LAYERS = channel_layers_for("memory", settings.REDIS_URL)
+
+# Timeouts are scheduled with Celery after each action; in tests they run eagerly (a task whose
+# deadline has not passed does nothing), unless a test starts a real worker.
+if "CELERY_TASK_ALWAYS_EAGER" not in os.environ:
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    from mahjong_site.celery import app as _celery_app
+
+    _celery_app.conf.task_always_eager = True
