@@ -851,3 +851,40 @@ def test_replay_from_actions_stored_as_json():
     again = replay(Options.from_dict(json.loads(json.dumps(Options(players=4).to_dict()))), 21, 1,
                    [Action.from_dict(d) for d in stored])
     assert again == (st, events)
+
+
+# --- 13. the automatic move (托管) ------------------------------------------------------------
+
+def test_auto_action_discards_the_drawn_tile():
+    st = make_state(hands=SELF_DRAW_HANDS, wall="3s1s")
+    st, _ = play(st, A("discard", 0, "7z"))
+    assert st.turn == 1 and st.drawn == T("3s")
+    assert game.auto_action(st, 1) == A("discard", 1, "3s")
+    assert game.auto_action(st, 0) is None  # not their turn
+
+
+def test_auto_action_keeps_a_drawn_wild():
+    hands = {0: JUNK1 + "7z", 1: JUNK2, 2: "369m369p36s1347z8p", 3: "147m258p36s12346z"}
+    st = make_state(hands=hands, wall="9s1s")  # 9s is the wild
+    st, _ = play(st, A("discard", 0, "7z"))
+    assert st.drawn == T("9s")
+    a = game.auto_action(st, 1)
+    assert a.kind == "discard" and a.tile != T("9s") and a.tile == max(t for t in st.hands[1] if t != T("9s"))
+
+
+def test_auto_action_takes_a_win_and_otherwise_passes():
+    st, _ = _after_5p()
+    assert game.auto_action(st, 3) == A("win", 3, "5p")
+    assert game.auto_action(st, 1) == A("pass", 1)
+    assert game.auto_action(st, 2) == A("pass", 2)
+    st = make_state(hands=SELF_DRAW_HANDS, wall="5p1s")
+    st, _ = play(st, A("discard", 0, "7z"))
+    assert game.auto_action(st, 1) == A("win", 1)
+
+
+def test_auto_action_after_a_claim_discards_a_non_wild():
+    st, _ = _after_5p()
+    st, _ = play(st, A("pass", 3), A("pung", 2, "5p"))
+    a = game.auto_action(st, 2)
+    assert a.kind == "discard" and a.tile in st.hands[2] and a.tile != st.wild
+    assert apply(st, a)
