@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.game import ENDED, legal_actions
+from games.engine.game import ENDED
 from games.engine.variants import taizhou
 
 from tests.engine_helpers import A, T, expected_transfers, make_state, play
