@@ -888,3 +888,13 @@ def test_auto_action_after_a_claim_discards_a_non_wild():
     a = game.auto_action(st, 2)
     assert a.kind == "discard" and a.tile in st.hands[2] and a.tile != st.wild
     assert apply(st, a)
+
+
+def test_dealer_opening_win_takes_the_best_winning_tile():
+    # 天胡 with no drawn tile: the winning tile is chosen to score best
+    st = make_state(hands={0: "123m456m789m11s678p", 1: "258m258p258s1234z", 2: "147m147p147s1234z",
+                           3: "369m369p369s5677z"}, indicator="9s", step=0)
+    st, _ = play(st, A("win", 0))
+    # any middle tile of a chow (2m, 5m, 8m or 7p) makes the closed wait; 1s would give only 12
+    assert st.result.win_tile in {T("2m"), T("5m"), T("8m"), T("7p")}
+    assert st.result.scores[0].total == 16

@@ -482,7 +482,17 @@ def _self_win(state, p):
         return Illegal("you drew no tile: after a claim you must discard")
     if not is_winning_tiles(hand, state.wild):
         return Illegal("your hand is not a winning hand")
-    win = state.drawn if state.drawn is not None and state.drawn in hand else hand[-1]
+    if state.drawn is not None and state.drawn in hand:
+        win = state.drawn
+    else:
+        # the dealer's opening 14 (天胡): no tile was drawn, so take the tile that scores best
+        sw = state.seat_wind(p)
+
+        def value(t):
+            s = taizhou.score_winner(_without(hand, [t]), state.melds[p], t, True, sw, state.wild)
+            return (-1, 0, 0) if s is None else (s.total, s.points << s.tai, -t)
+
+        win = max(sorted(set(hand)), key=value)
     rest = _without(hand, [win])
     st = replace(state, hands=_set(state.hands, p, rest), step=state.step + 1)
     return _end_win(st, p, win, None, [])
