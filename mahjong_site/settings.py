@@ -89,6 +89,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "games:lobby"
+LOGOUT_REDIRECT_URL = "games:home"
 
 # --- i18n -------------------------------------------------------------------------------------
 LANGUAGE_CODE = "zh-hans"
@@ -130,6 +133,9 @@ def channel_layers_for(kind, redis_url):
 
 
 CHANNEL_LAYERS = channel_layers_for(CHANNEL_LAYER, REDIS_URL)
+
+# Test-only: a fixed base makes every wall and the first dealer deterministic (seeded e2e tests).
+GAME_SEED_BASE = env_str("GAME_SEED_BASE", "")
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", redis_url_with_db(REDIS_URL, 1))
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", redis_url_with_db(REDIS_URL, 2))
