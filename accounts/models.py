@@ -20,3 +20,14 @@ class Profile(models.Model):
 
     def __str__(self):
         return self.nickname or self.user.get_username()
+
+
+def display_name(user):
+    """The name a player is shown by: the profile's nickname, else the username ('' if anonymous)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return ""
+    try:
+        nickname = user.profile.nickname
+    except Profile.DoesNotExist:  # users made by createsuperuser or the admin have no profile
+        nickname = ""
+    return nickname.strip() or user.get_username()

@@ -115,3 +115,43 @@ class CalculatorForm(forms.Form):
             request["win"] = data["win"]
             request["self_drawn"] = bool(data["self_drawn"])
         return request
+
+
+# --- the lobby's "create a room" form (bounds as in games.services.create_room) -----------
+
+PLAYER_CHOICES = [(4, _("4 人")), (3, _("3 人")), (2, _("2 人"))]
+LENGTH_CHOICES = [
+    ("hands:4", _("4 局")),
+    ("hands:8", _("8 局")),
+    ("hands:16", _("16 局")),
+    ("rounds:1", _("1 圈")),
+    ("rounds:2", _("2 圈")),
+]
+
+
+class CreateRoomForm(forms.Form):
+    variant = forms.ChoiceField(label=_("玩法"), choices=VARIANT_CHOICES, initial="taizhou")
+    players = forms.TypedChoiceField(label=_("人数"), choices=PLAYER_CHOICES, coerce=int, initial=4,
+                                     widget=forms.RadioSelect)
+    length = forms.ChoiceField(label=_("局数"), choices=LENGTH_CHOICES, initial="hands:8",
+                               help_text=_("一圈：每家各坐一次庄"))
+    stake = forms.IntegerField(label=_("底注（金豆/胡）"), min_value=1, max_value=1_000_000, initial=100,
+                               widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
+    turn_seconds = forms.IntegerField(label=_("出牌时间（秒）"), min_value=5, max_value=120, initial=15,
+                                      widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
+    claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), min_value=3, max_value=60, initial=8,
+                                       widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
+
+    def room_options(self):
+        """Keyword arguments for games.services.create_room (call after is_valid())."""
+        data = self.cleaned_data
+        length_kind, length = data["length"].split(":")
+        return {
+            "variant": data["variant"],
+            "players": data["players"],
+            "length_kind": length_kind,
+            "length": int(length),
+            "stake": data["stake"],
+            "turn_seconds": data["turn_seconds"],
+            "claim_seconds": data["claim_seconds"],
+        }

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import views
+from games import lobby_views, views
 
 app_name = "games"
 
@@ -8,4 +8,5 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("calculator/", views.calculator, name="calculator"),
     path("rules/taizhou/", views.rules_taizhou, name="rules_taizhou"),
+    path("lobby/", lobby_views.lobby, name="lobby"),
 ]

@@ -1,0 +1,32 @@
+"""URLs and labels of a room that several pages (lobby, join page, room page) show."""
+
+from django.urls import NoReverseMatch, reverse
+
+from games.forms import LENGTH_CHOICES
+
+
+def room_url(room) -> str:
+    """The room page, /room/<id>/ (URL name games:room)."""
+    pk = getattr(room, "pk", room)
+    try:
+        return reverse("games:room", args=[pk])
+    except NoReverseMatch:  # the table view lands separately; the path is agreed on
+        return f"/room/{pk}/"
+
+
+def join_path(room) -> str:
+    return reverse("games:join", args=[room.token])
+
+
+def invite_url(request, room) -> str:
+    """The full invite link to share: absolute when there is a request, else the path."""
+    path = join_path(room)
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+def length_label(room) -> str:
+    """'8 局' / '1 圈' in the UI language."""
+    labels = dict(LENGTH_CHOICES)
+    label = labels.get(f"{room.length_kind}:{room.length}")
+    return str(label) if label is not None else room.length_label()
+
