@@ -9,4 +9,6 @@ urlpatterns = [
     path("calculator/", views.calculator, name="calculator"),
     path("rules/taizhou/", views.rules_taizhou, name="rules_taizhou"),
     path("lobby/", lobby_views.lobby, name="lobby"),
+    path("join/<str:token>/", lobby_views.join, name="join"),
+    path("room/<int:room_id>/invite.svg", lobby_views.invite_svg, name="invite_svg"),
 ]
