@@ -2,6 +2,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from accounts.models import Profile
 
@@ -10,7 +11,7 @@ class SignUpForm(UserCreationForm):
     """Username (to log in), nickname (shown at the table) and the password twice."""
 
     nickname = forms.CharField(
-        label=_("昵称"),
+        label=pgettext_lazy("form label", "昵称"),
         max_length=Profile._meta.get_field("nickname").max_length,
         help_text=_("牌桌上别人看到的名字，可以用中文"),
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
