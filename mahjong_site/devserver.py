@@ -169,6 +169,8 @@ def main():
             log(f"port {port} is already in use: stop what runs there, or set PORT")
             return 1
         python = sys.executable
+        # the schema must exist before the worker's sweeper looks at hands (idempotent, quick)
+        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=BASE_DIR, check=True)
         # Beat sends sweep_overdue every 2 s: at "info" that is 3 log lines every 2 s.
         celery_log = f"--loglevel={os.environ.get('CELERY_LOG_LEVEL', 'warning')}"
         daphne = supervisor.start(
