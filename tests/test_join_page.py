@@ -245,3 +245,13 @@ def test_invite_partial(room, host):
     room.refresh_from_db()
     html = loader.render_to_string("games/_invite.html", {"room": room}, request=request)
     assert "邀请链接已收回" in html and "invite.svg" not in html and room.token not in html
+
+
+def test_join_page_in_english(client, room):
+    client.cookies["django_language"] = "en"
+    html = client.get(join_url(room)).content.decode()
+    for text in ("东家老王 invites you to play mahjong", "2 players", "1 round", "250 beans/point", "20 s",
+                 "Seated", "Host", "Empty seat", "Log in to join", "Sign up"):
+        assert text in html
+    html = client.get("/join/forged/").content.decode()
+    assert "Invalid invite link" in html

@@ -141,3 +141,28 @@ def test_my_rooms_by_status(host_client, host, guest, outsider):
 def test_no_rooms_yet(host_client):
     html = host_client.get(LOBBY).content.decode()
     assert "还没有房间" in html
+
+
+def test_room_url_falls_back_to_the_agreed_path(host, monkeypatch):
+    from django.urls import NoReverseMatch
+
+    from games import links
+
+    room = services.create_room(host)
+    assert links.room_url(room) == links.room_url(room.pk) == f"/room/{room.pk}/"
+
+    def no_room_view(name, *args, **kwargs):
+        raise NoReverseMatch(name)
+
+    monkeypatch.setattr(links, "reverse", no_room_view)
+    assert links.room_url(room) == f"/room/{room.pk}/"
+
+
+def test_lobby_in_english(host_client, host):
+    services.create_room(host, players=3, length_kind=Room.ROUNDS, length=2)
+    host_client.cookies["django_language"] = "en"
+    html = host_client.get(LOBBY).content.decode()
+    for text in ("Open a room", "My rooms", "4 players", "16 hands", "1 round", "Stake (beans per point)",
+                 "3 players · 2 rounds · 100 beans/point", "Waiting"):
+        assert text in html
+    assert "开房间" not in html
