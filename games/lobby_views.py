@@ -38,7 +38,7 @@ def lobby(request):
         Room.objects.filter(seats__user=request.user)
         .select_related("host__profile")
         .prefetch_related("seats__user__profile")
-        .order_by("-created_at")
+        .order_by("-created_at", "-pk")
     )
     groups = {Room.WAITING: [], Room.PLAYING: [], "over": []}
     for room in rooms:
