@@ -18,36 +18,41 @@ def _bit(ju, pair):
     return 1 << (ju * 2 + pair)
 
 
+def _take(counts: tuple, faces) -> tuple:
+    """Remove one real tile of each face where there is one; count the wilds that fill the rest."""
+    c = list(counts)
+    need = 0
+    for k in faces:
+        if c[k]:
+            c[k] -= 1
+        else:
+            need += 1
+    return tuple(c), need
+
+
+def set_takes(counts: tuple, i: int, pair_ok: bool, chows: bool):
+    """The sets that can hold the lowest real tile i of a part: (kind, lowest index, rest, wilds
+    needed). Real tiles are used wherever they exist (swapping a wild for an equal real tile
+    elsewhere changes nothing), so this covers every arrangement."""
+    out = [("pung", i) + _take(counts, (i, i, i))]
+    if pair_ok:
+        out.append(("pair", i) + _take(counts, (i, i)))
+    if chows:
+        # i is the lowest real tile, so slots below it are wilds
+        for lo in (i - 2, i - 1, i):
+            if 0 <= lo <= 6:
+                out.append(("chow", lo) + _take(counts, (lo, lo + 1, lo + 2)))
+    return out
+
+
 @lru_cache(maxsize=None)
 def _part_mask(counts: tuple, honor: bool, pair_ok: bool = True) -> int:
     """Bitmask over (jokers needed ju, pair used) for splitting `counts` into whole sets."""
     i = next((k for k in range(len(counts)) if counts[k]), -1)
     if i < 0:
         return 1  # (0, 0)
-    n = counts[i]
     out = 0
-    options = []
-    c = list(counts)
-    real = 3 if n >= 3 else n
-    c[i] -= real
-    options.append((tuple(c), 3 - real, 0))
-    if pair_ok:
-        c = list(counts)
-        real = 2 if n >= 2 else n
-        c[i] -= real
-        options.append((tuple(c), 2 - real, 1))
-    if not honor:
-        for lo in (i - 2, i - 1, i):
-            if lo < 0 or lo > 6:
-                continue
-            c = list(counts)
-            need = 0
-            for k in (lo, lo + 1, lo + 2):
-                if c[k]:
-                    c[k] -= 1
-                else:
-                    need += 1
-            options.append((tuple(c), need, 0))
+    options = [(rest, need, kind == "pair") for kind, lo, rest, need in set_takes(counts, i, pair_ok, not honor)]
     for rest, need, is_pair in options:
         sub = _part_mask(rest, honor, pair_ok and not is_pair)
         b = 0

@@ -23,6 +23,7 @@ from ..tiles import (
     is_honor,
     is_terminal_or_honor,
 )
+from ..winning import set_takes
 
 VARIANT_ID = "taizhou"
 HONOR_BIT = 8
@@ -161,30 +162,14 @@ def _suit_table(suit: int, counts: tuple, jokers: int, pair_ok: bool):
         return {(0, 0, 0, 0): (0, ())}
     out: dict = {}
     base = suit * 9
-    n = counts[i]
     options = []
-    # pung of i (暗刻), as many real tiles as there are, jokers for the rest
-    real = min(3, n)
-    c = list(counts)
-    c[i] -= real
-    options.append((tuple(c), 3 - real, 0, 0, 8 if i in (0, 8) else 4, ("cpung", base + i)))
-    if pair_ok:
-        real = min(2, n)
-        c = list(counts)
-        c[i] -= real
-        options.append((tuple(c), 2 - real, 1, 0, 0, ("pair", base + i)))
-    # chows holding i; i is the lowest real tile so lower slots are jokers
-    for lo in (i - 2, i - 1, i):
-        if lo < 0 or lo > 6:
-            continue
-        c = list(counts)
-        need = 0
-        for k in (lo, lo + 1, lo + 2):
-            if c[k]:
-                c[k] -= 1
-            else:
-                need += 1
-        options.append((tuple(c), need, 0, 1, 0, ("chow", base + lo)))
+    for kind, lo, rest, need in set_takes(counts, i, pair_ok, True):
+        if kind == "pung":
+            options.append((rest, need, 0, 0, 8 if i in (0, 8) else 4, ("cpung", base + i)))
+        elif kind == "pair":
+            options.append((rest, need, 1, 0, 0, ("pair", base + i)))
+        else:
+            options.append((rest, need, 0, 1, 0, ("chow", base + lo)))
     for rest, need, is_pair, is_chow, pts, desc in options:
         if need > jokers:
             continue
@@ -200,18 +185,13 @@ def _honor_table(counts: tuple, jokers: int, pair_ok: bool, seat_wind: int):
     if i < 0:
         return {(0, 0, 0, 0): (0, ())}
     face = 27 + i
-    n = counts[i]
     out: dict = {}
     options = []
-    real = min(3, n)
-    c = list(counts)
-    c[i] -= real
-    options.append((tuple(c), 3 - real, 0, 8, set_tai(face, seat_wind), ("cpung", face)))
-    if pair_ok:
-        real = min(2, n)
-        c = list(counts)
-        c[i] -= real
-        options.append((tuple(c), 2 - real, 1, pair_points(face, seat_wind), 0, ("pair", face)))
+    for kind, _lo, rest, need in set_takes(counts, i, pair_ok, False):
+        if kind == "pung":
+            options.append((rest, need, 0, 8, set_tai(face, seat_wind), ("cpung", face)))
+        else:
+            options.append((rest, need, 1, pair_points(face, seat_wind), 0, ("pair", face)))
     for rest, need, is_pair, pts, tai, desc in options:
         if need > jokers:
             continue
