@@ -1,0 +1,315 @@
+"""The room socket: ws/room/<room_id>/ (htmx ws extension on the room page).
+
+Flow (shared/design/architecture.md): a browser message is parsed here into one service call
+(games/services.py, run in a thread); the service saves, bumps the room version and, after commit,
+sends {"type": "room.updated", "version": n} to the room's group. Every socket of the room then
+renders ITS OWN seat's view (games/table.py: seat_view only) and sends the id'd fragments that
+changed, as out-of-band swaps. On (re)connect the socket sends the full view.
+
+Messages from the browser are JSON objects (htmx-ext-ws sends the sending element's values plus
+a HEADERS key, which is ignored):
+
+    {"action": "discard", "tile": "5p", "v": 41}          v = the hand version the player saw
+    {"action": "chow", "tiles": "4p 6p", "v": 41}          the two tiles from the hand
+    {"action": "pung" | "kong" | "win" | "pass", "v": 41}
+    {"action": "ckong" | "akong", "tile": "7z", "v": 41}
+    {"action": "ready"} / {"action": "ready", "ready": false}
+    {"action": "leave"} / {"action": "close"} / {"action": "remove", "position": 2}
+    {"action": "new_invite"} / {"action": "revoke_invite"}
+    {"action": "dissolve", "agree": true | false}
+    {"action": "auto_off"} / {"action": "auto_on"}          托管 off (take back control) / on
+
+Hand actions may also carry "h" (the hand id the player saw); a different hand is stale.
+Anything wrong (bad JSON, unknown action, wrong types, stale version, illegal move, not your
+turn, too many messages) gets an error toast on this socket only, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop as N_
+
+from games import services, table
+from games.models import Hand, Room
+
+log = logging.getLogger(__name__)
+
+HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong")
+ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
+                "auto_on")
+MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
+RATE_PER_SECOND = 20  # messages per second per socket (token bucket, burst of the same size)
+
+CLOSE_GONE = 4000  # the player left or was removed: do not reconnect
+
+# Engine reasons (English, errors are values in the engine) shown to players in their language.
+ENGINE_REASONS = {
+    "it is not your turn": N_("还没轮到你"),
+    "you do not hold that tile": N_("你没有这张牌"),
+    "you have no claim on this discard": N_("这张牌你不能吃碰胡"),
+    "wait for the others to claim or pass": N_("等其他玩家选择吃碰胡或过"),
+    "you have already answered this discard": N_("你已经选择过了"),
+    "those tiles do not chow the discard": N_("这两张牌吃不了这张"),
+    "that is not the tile just discarded": N_("这不是刚打出的那张牌"),
+    "you cannot declare that kong": N_("不能这样杠"),
+    "your hand is not a winning hand": N_("你的牌还没胡"),
+    "you drew no tile: after a claim you must discard": N_("吃碰之后要先出一张牌"),
+    "the hand is over": N_("这一局已经结束"),
+}
+
+
+class BadMessage(Exception):
+    """A message this socket cannot use; the text is for the player."""
+
+
+class RoomConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self):
+        self.joined = False
+        self.counted = False
+        self.sent_version = -1
+        self.sent = {}  # fragment id -> html last sent
+        try:
+            self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        except (KeyError, TypeError, ValueError):
+            await self.close()
+            return
+        self.user = self.scope.get("user")
+        if self.user is None or not getattr(self.user, "is_authenticated", False):
+            await self.close()  # refused: not logged in
+            return
+        self.group = Room(pk=self.room_id).group_name
+        if not await database_sync_to_async(_is_seated)(self.room_id, self.user):
+            await self.close()  # refused: not a player of this room
+            return
+        self.lang = _lang_of(self.scope)
+        self.base_url = _base_url(self.scope)
+        self.tokens = float(RATE_PER_SECOND)
+        self.stamp = time.monotonic()
+        await self.accept()
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
+        await database_sync_to_async(services.set_connected)(self.user, self.room_id, 1)
+        self.counted = True
+        await self.send_view(full=True)
+
+    async def disconnect(self, code):
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.joined = False
+        if getattr(self, "counted", False):
+            self.counted = False
+            try:
+                await database_sync_to_async(services.set_connected)(self.user, self.room_id, -1)
+            except Exception:  # the room may be gone; nothing to count any more
+                log.exception("set_connected(-1) failed for room %s", self.room_id)
+
+    # --- from the browser ---------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if not getattr(self, "joined", False):
+            return
+        if not self._allow():
+            await self.send_error(_("操作太频繁，请稍后再试"))
+            return
+        if text_data is None or len(text_data) > MAX_MESSAGE:
+            await self.send_error(_("消息格式不对"))
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error(_("消息格式不对"))
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs):
+        error = await database_sync_to_async(perform)(self.room_id, self.user, content, self.lang)
+        if error:
+            await self.send_error(error)
+
+    def _allow(self) -> bool:
+        """Token bucket: RATE_PER_SECOND messages a second, bursts up to the same number."""
+        now = time.monotonic()
+        self.tokens = min(float(RATE_PER_SECOND), self.tokens + (now - self.stamp) * RATE_PER_SECOND)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    # --- from the room group ------------------------------------------------------------
+
+    async def room_updated(self, event):
+        version = event.get("version")
+        if isinstance(version, int) and version <= self.sent_version:
+            return  # already rendered at this version or later
+        await self.send_view()
+
+    async def send_view(self, full=False):
+        out = await database_sync_to_async(table.seat_fragments)(self.room_id, self.user, self.lang,
+                                                                 self.base_url)
+        if out is None:  # no seat any more (left, removed) or the room is gone
+            await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))
+            self.counted = False  # the seat that counted this socket is gone
+            await self.close(code=CLOSE_GONE)
+            return
+        version, clock, fragments = out
+        if not full and version <= self.sent_version:
+            return
+        changed = [html for name, html in fragments.items() if full or self.sent.get(name) != html]
+        self.sent = fragments
+        self.sent_version = max(self.sent_version, version)
+        await self.send(text_data=clock + "".join(changed))
+
+    async def send_error(self, message):
+        html = await database_sync_to_async(_toast)(message, self.lang)
+        await self.send(text_data=html)
+
+
+# --- helpers (run in a thread) -----------------------------------------------------------
+
+def _is_seated(room_id, user) -> bool:
+    return Room.objects.filter(pk=room_id, seats__user=user).exists()
+
+
+def _toast(message, lang):
+    with translation.override(table.django_language(lang)):
+        return table.render_toast(str(message))
+
+
+def _lang_of(scope) -> str:
+    """The UI language of this socket: ?lang= (set by the page), else the language cookie."""
+    query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+    lang = (query.get("lang") or [""])[0]
+    if lang in ("zh", "en"):
+        return lang
+    headers = dict(scope.get("headers") or [])
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get(b"cookie", b"").decode("latin-1"))
+    except Exception:
+        pass
+    chosen = cookie.get(settings.LANGUAGE_COOKIE_NAME)
+    return table.ui_lang(chosen.value if chosen else settings.LANGUAGE_CODE)
+
+
+def _base_url(scope) -> str:
+    """scheme://host of the page (for the absolute invite link)."""
+    headers = dict(scope.get("headers") or [])
+    host = headers.get(b"host", b"").decode("latin-1")
+    if not host:
+        return ""
+    scheme = "https" if scope.get("scheme") in ("wss", "https") else "http"
+    return f"{scheme}://{host}"
+
+
+def _version(value):
+    if isinstance(value, bool):
+        raise BadMessage(_("消息格式不对"))
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise BadMessage(_("消息格式不对"))
+
+
+def _flag(value, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if value in ("true", "1", 1, "on", "yes"):
+        return True
+    if value in ("false", "0", 0, "off", "no", ""):
+        return False
+    raise BadMessage(_("消息格式不对"))
+
+
+def _engine_reason(message: str) -> str:
+    for en, zh in ENGINE_REASONS.items():
+        if en in message:
+            return message.replace(en, _(zh))
+    return message
+
+
+def perform(room_id: int, user, content, lang: str = "zh") -> str | None:
+    """Do what one socket message asks through games.services. None = done, else the error."""
+    with translation.override(table.django_language(lang)):
+        try:
+            return _perform(room_id, user, content)
+        except BadMessage as e:
+            return str(e)
+        except services.ServiceError as e:
+            return str(e)
+        except Room.DoesNotExist:
+            return _("没有这个房间")
+
+
+def _perform(room_id, user, content):
+    if not isinstance(content, dict):
+        raise BadMessage(_("消息格式不对"))
+    action = content.get("action")
+    if not isinstance(action, str) or action not in HAND_ACTIONS + ROOM_ACTIONS:
+        raise BadMessage(_("未知的操作"))
+    if action in HAND_ACTIONS:
+        return _play(room_id, user, action, content)
+    if action == "ready":
+        services.set_ready(user, room_id, _flag(content.get("ready"), True))
+    elif action == "leave":
+        services.leave_room(user, room_id)
+    elif action == "remove":
+        position = content.get("position")
+        if isinstance(position, str) and position.strip().isdigit():
+            position = int(position)
+        if isinstance(position, bool) or not isinstance(position, int):
+            raise BadMessage(_("消息格式不对"))
+        services.remove_player(user, room_id, position)
+    elif action == "close":
+        services.close_room(user, room_id)
+    elif action == "new_invite":
+        services.new_invite(user, room_id)
+    elif action == "revoke_invite":
+        services.revoke_invite(user, room_id)
+    elif action == "dissolve":
+        services.vote_dissolve(user, room_id, _flag(content.get("agree"), True))
+    elif action in ("auto_off", "auto_on"):
+        services.set_auto_play(user, room_id, action == "auto_on")
+    return None
+
+
+def _play(room_id, user, action, content):
+    version = _version(content.get("v"))
+    hand = Hand.objects.filter(game__room_id=room_id).order_by("-number").only("pk", "status").first()
+    if hand is None or hand.status != Hand.PLAYING:
+        raise BadMessage(_("现在没有进行中的牌局"))
+    if "h" in content and content.get("h") not in (None, ""):
+        if _version(content["h"]) != hand.pk:
+            raise BadMessage(_("牌局已更新，请按最新画面操作"))
+    command = {"action": action}
+    tile = content.get("tile")
+    if tile not in (None, ""):
+        if not isinstance(tile, str) or len(tile) > 4:
+            raise BadMessage(_("消息格式不对"))
+        command["tile"] = tile.strip()
+    tiles = content.get("tiles")
+    if tiles not in (None, "", []):
+        if isinstance(tiles, str):
+            tiles = tiles.replace(",", " ").split()
+        if not isinstance(tiles, list) or len(tiles) != 2 or not all(isinstance(t, str) and len(t) <= 4 for t in tiles):
+            raise BadMessage(_("消息格式不对"))
+        command["tiles"] = tiles
+    if action == "chow" and "tiles" not in command:
+        raise BadMessage(_("吃牌要选两张手牌"))
+    out = services.play(hand.pk, user, command, version)
+    if out.ok:
+        return None
+    return _engine_reason(out.error)

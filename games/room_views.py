@@ -1,0 +1,27 @@
+"""The room page /room/<id>/: waiting room, table, result and summary in one page.
+
+The page is the full view of one seat; the room socket (games/consumers.py) keeps its fragments
+up to date. Only seated players may open it; others are told to use the invite link (403).
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import render
+from django.utils.translation import get_language
+
+from games import table
+from games.models import Room
+
+
+@login_required
+def room(request, room_id: int):
+    if not Room.objects.filter(pk=room_id).exists():
+        raise Http404("no such room")
+    lang = table.ui_lang(get_language())
+    base_url = request.build_absolute_uri("/").rstrip("/")
+    ctx = table.seat_context(room_id, request.user, lang, base_url=base_url)
+    if ctx is None:
+        return render(request, "games/room_forbidden.html", {"lobby_url": table.lobby_url()}, status=403)
+    response = render(request, "games/room.html", ctx)
+    response["Cache-Control"] = "no-store"  # the page is a live view; never show a stale copy
+    return response
