@@ -1,0 +1,213 @@
+"""Helpers for the room socket tests: seated players with open sockets, a simulated page per socket.
+
+Sockets go through the real ASGI application (origin check, AuthMiddlewareStack with the session
+cookie, URLRouter, RoomConsumer) on the in-memory channel layer. Tests are sync functions that run
+an async scenario with `run(...)`; database work inside a scenario goes through `db(...)`.
+
+`Player.page` simulates the browser's DOM the way htmx-ext-ws swaps it: every top-level element
+of a message replaces the element of the same id.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from collections import Counter
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import services
+from games.engine import game as engine
+from games.engine.tiles import face_name
+from games.models import Hand, Room, Seat
+
+TIMEOUT = 10
+FRAGMENT_IDS = ("clock", "toast", "status", "seats", "invite-box", "table", "hand", "actions", "result")
+_SPLIT = re.compile(r'(?=<(?:section|div) id="(?:%s)")' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
+_ID = re.compile(r'^<(?:section|div) id="([^"]+)"')
+TILE = re.compile(r'data-tile="([^"]+)"')
+HX_VALS = re.compile(r'ws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
+
+
+def run(scenario, *args, **kwargs):
+    return async_to_sync(scenario)(*args, **kwargs)
+
+
+def db(func, *args, **kwargs):
+    return database_sync_to_async(func)(*args, **kwargs)
+
+
+def make_user(name):
+    from accounts.models import Profile
+
+    user = get_user_model().objects.create_user(name, password="pw-" + name + "-long")
+    Profile.objects.create(user=user, nickname="昵称" + name)
+    return user
+
+
+def make_room(players=4, length=4, seed=True, settings=None):
+    """A full room of `players` users (host at position 0). Returns (room, {position: user})."""
+    host = make_user("host")
+    room = services.create_room(host, players=players, length=length)
+    for i in range(1, players):
+        services.join_room(make_user(f"guest{i}"), room.token)
+    users = {s.position: s.user for s in Seat.objects.filter(room=room).select_related("user")}
+    return room, users
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+def split_fragments(message: str) -> dict:
+    out = {}
+    for part in _SPLIT.split(message):
+        part = part.strip()
+        if not part:
+            continue
+        m = _ID.match(part)
+        assert m, f"a message part without a fragment id: {part[:120]!r}"
+        out[m.group(1)] = part
+    return out
+
+
+def tiles_in(html: str) -> Counter:
+    return Counter(TILE.findall(html))
+
+
+def ws_values(html: str) -> list[dict]:
+    """The JSON each ws-send button of `html` would send (its hx-vals)."""
+    out = []
+    for a, b in HX_VALS.findall(html):
+        out.append(json.loads(htmllib.unescape(a or b)))
+    return out
+
+
+class Player:
+    def __init__(self, position, user, communicator):
+        self.position = position
+        self.user = user
+        self.comm = communicator
+        self.page = {}
+        self.messages = []
+        self.room_version = -1
+        self.hand_version = -1
+
+    def take(self, message: str):
+        self.messages.append(message)
+        parts = split_fragments(message)
+        self.page.update(parts)
+        clock = parts.get("clock")
+        if clock:
+            self.room_version = int(re.search(r'data-room-version="(\d+)"', clock).group(1))
+            self.hand_version = int(re.search(r'data-hand-version="(\d+)"', clock).group(1))
+        return parts
+
+    async def receive(self, timeout=TIMEOUT):
+        message = await self.comm.receive_from(timeout=timeout)
+        return self.take(message)
+
+    async def send(self, data):
+        await self.comm.send_to(text_data=data if isinstance(data, str) else json.dumps(data))
+
+    async def until(self, room_version, timeout=TIMEOUT):
+        """Receive until this page shows `room_version` or later."""
+        while self.room_version < room_version:
+            await self.receive(timeout)
+
+    async def nothing_more(self):
+        assert await self.comm.receive_nothing(timeout=0.2), "an unexpected message arrived"
+
+    def html(self) -> str:
+        return "".join(self.page.values())
+
+    def buttons(self) -> list[dict]:
+        return ws_values(self.page.get("hand", "") + self.page.get("actions", ""))
+
+
+async def connect(room_id, user, position=None, lang="zh", expect=True):
+    from mahjong_site.asgi import application
+
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if user is not None:
+        cookie = await db(session_cookie, user)
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    comm = WebsocketCommunicator(application, f"/ws/room/{room_id}/?lang={lang}", headers=headers)
+    connected, _code = await comm.connect(timeout=TIMEOUT)
+    if not expect:
+        return comm, connected
+    assert connected, "the socket was refused"
+    player = Player(position, user, comm)
+    parts = await player.receive()
+    assert set(parts) >= {"clock", "status", "seats", "table", "hand", "actions", "result"}, sorted(parts)
+    return player
+
+
+def room_version(room_id) -> int:
+    return Room.objects.get(pk=room_id).version
+
+
+def current_hand(room_id):
+    return Hand.objects.filter(game__room_id=room_id).order_by("-number").first()
+
+
+def hand_snapshot(room_id):
+    """(hand, engine state) of the room's current hand (for the test to look at; not shown anywhere)."""
+    hand = current_hand(room_id)
+    return hand, (services.hand_state(hand) if hand else None)
+
+
+async def sync_all(players, room_id):
+    """Wait until every socket shows the room's current version."""
+    target = await db(room_version, room_id)
+    for p in players:
+        await p.until(target)
+
+
+async def act(players, room_id, player, message):
+    """`player` sends `message` (a room action) and every page catches up with its result."""
+    before = player.room_version
+    await player.send(message)
+    while player.room_version <= before:
+        parts = await player.receive()
+        assert "toast" not in parts, parts["toast"]
+    await sync_all(players, room_id)
+
+
+def visible_tiles(state, me: int) -> Counter:
+    """Independently of the templates: the tiles seat `me` may see while the hand is on. Its own
+    hand, every meld (others' concealed kongs lie face down), every river, the indicator and, in a
+    claim window, the discard being claimed (shown once more, apart from the river)."""
+    seen = Counter(face_name(t) for t in state.hands[me])
+    for p in range(state.n):
+        for m in state.melds[p]:
+            if m.kind == "ckong" and p != me:
+                continue
+            seen.update(face_name(t) for t in m.tiles)
+        seen.update(face_name(t) for t in state.rivers[p])
+    seen[face_name(state.indicator)] += 1
+    if state.phase == engine.CLAIM and state.last_discard is not None:
+        seen[face_name(state.last_discard)] += 1
+    return seen
+
+
+def face_down(state, me: int) -> int:
+    return sum(4 for p in range(state.n) if p != me for m in state.melds[p] if m.kind == "ckong")
+
+
+def choose(buttons: list[dict], rng, prefer=("win",)):
+    """A button to press: a win if offered, else any (seeded)."""
+    hand_buttons = [b for b in buttons if b.get("action") in ("discard", "chow", "pung", "kong", "win", "pass",
+                                                                "ckong", "akong")]
+    for kind in prefer:
+        for b in hand_buttons:
+            if b["action"] == kind:
+                return b
+    return rng.choice(hand_buttons) if hand_buttons else None
