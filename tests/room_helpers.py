@@ -181,6 +181,29 @@ async def act(players, room_id, player, message):
     await sync_all(players, room_id)
 
 
+async def start(room, users, lang="zh"):
+    players = [await connect(room.pk, users[p], p, lang=lang) for p in sorted(users)]
+    await sync_all(players, room.pk)
+    for p in players:
+        await act(players, room.pk, p, {"action": "ready"})
+    hand = await db(current_hand, room.pk)
+    assert hand is not None and hand.status == Hand.PLAYING, "the hand did not start"
+    return players
+
+
+async def press(players, room_id, player, button):
+    """`player` presses `button`; wait until every page shows the result."""
+    before = player.hand_version
+    counts = [len(p.messages) for p in players]
+    await player.send(button)
+    while player.hand_version <= before:
+        parts = await player.receive()
+        assert "toast" not in parts, parts["toast"]
+    await sync_all(players, room_id)
+    for p, n in zip(players, counts):
+        assert len(p.messages) > n, f"seat {p.position} got no update"
+
+
 def visible_tiles(state, me: int) -> Counter:
     """Independently of the templates: the tiles seat `me` may see while the hand is on. Its own
     hand, every meld (others' concealed kongs lie face down), every river, the indicator and, in a

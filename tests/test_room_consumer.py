@@ -17,7 +17,7 @@ from games.engine import game as engine
 from games.models import Hand, HandEvent, Room, Seat
 
 from room_helpers import (
-    act, choose, connect, current_hand, db, face_down, hand_snapshot, make_room, make_user, run, sync_all, tiles_in,
+    act, choose, press, start, connect, current_hand, db, face_down, hand_snapshot, make_room, make_user, run, sync_all, tiles_in,
     visible_tiles,
 )
 
@@ -53,29 +53,6 @@ def shown_buttons(player):
         elif kind in ("pung", "kong", "win", "pass"):
             out.add((kind,))
     return out
-
-
-async def start(room, users, lang="zh"):
-    players = [await connect(room.pk, users[p], p, lang=lang) for p in sorted(users)]
-    await sync_all(players, room.pk)
-    for p in players:
-        await act(players, room.pk, p, {"action": "ready"})
-    hand = await db(current_hand, room.pk)
-    assert hand is not None and hand.status == Hand.PLAYING
-    return players
-
-
-async def press(players, room_id, player, button):
-    """`player` presses `button`; wait until every page shows the result."""
-    before = player.hand_version
-    counts = [len(p.messages) for p in players]
-    await player.send(button)
-    while player.hand_version <= before:
-        parts = await player.receive()
-        assert "toast" not in parts, parts["toast"]
-    await sync_all(players, room_id)
-    for p, n in zip(players, counts):
-        assert len(p.messages) > n, f"seat {p.position} got no update"
 
 
 async def gone(player):
