@@ -37,7 +37,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop as N_
+from django.utils.translation import gettext_noop
 
 from games import services, table
 from games.models import Hand, Room
@@ -54,17 +54,17 @@ CLOSE_GONE = 4000  # the player left or was removed: do not reconnect
 
 # Engine reasons (English, errors are values in the engine) shown to players in their language.
 ENGINE_REASONS = {
-    "it is not your turn": N_("还没轮到你"),
-    "you do not hold that tile": N_("你没有这张牌"),
-    "you have no claim on this discard": N_("这张牌你不能吃碰胡"),
-    "wait for the others to claim or pass": N_("等其他玩家选择吃碰胡或过"),
-    "you have already answered this discard": N_("你已经选择过了"),
-    "those tiles do not chow the discard": N_("这两张牌吃不了这张"),
-    "that is not the tile just discarded": N_("这不是刚打出的那张牌"),
-    "you cannot declare that kong": N_("不能这样杠"),
-    "your hand is not a winning hand": N_("你的牌还没胡"),
-    "you drew no tile: after a claim you must discard": N_("吃碰之后要先出一张牌"),
-    "the hand is over": N_("这一局已经结束"),
+    "it is not your turn": gettext_noop("还没轮到你"),
+    "you do not hold that tile": gettext_noop("你没有这张牌"),
+    "you have no claim on this discard": gettext_noop("这张牌你不能吃碰胡"),
+    "wait for the others to claim or pass": gettext_noop("等其他玩家选择吃碰胡或过"),
+    "you have already answered this discard": gettext_noop("你已经选择过了"),
+    "those tiles do not chow the discard": gettext_noop("这两张牌吃不了这张"),
+    "that is not the tile just discarded": gettext_noop("这不是刚打出的那张牌"),
+    "you cannot declare that kong": gettext_noop("不能这样杠"),
+    "your hand is not a winning hand": gettext_noop("你的牌还没胡"),
+    "you drew no tile: after a claim you must discard": gettext_noop("吃碰之后要先出一张牌"),
+    "the hand is over": gettext_noop("这一局已经结束"),
 }
 
 

@@ -22,6 +22,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from games import services
 from games.engine.view import seat_view
@@ -116,8 +117,11 @@ def join_url(room: Room, base: str = "") -> str:
 
 
 def _action_label(kind: str) -> str:
-    labels = {"win": _("胡"), "pung": _("碰"), "kong": _("杠"), "chow": _("吃"), "pass": _("过"),
-              "ckong": _("暗杠"), "akong": _("加杠")}
+    """The button (and last-move) word for an action; "action" context: 胡 here is "Win"."""
+    labels = {"win": pgettext("action", "胡"), "pung": pgettext("action", "碰"), "kong": pgettext("action", "杠"),
+              "chow": pgettext("action", "吃"), "pass": pgettext("action", "过"),
+              "ckong": pgettext("action", "暗杠"), "akong": pgettext("action", "加杠"),
+              "self_win": pgettext("action", "自摸")}
     return labels.get(kind, kind)
 
 
@@ -139,13 +143,13 @@ def _last_move(hand: Hand, names: dict, lang: str) -> dict | None:
             if kind == "drawn_hand":
                 return {"text": _("流局")}
             if kind == "kong" and ev.get("kind") == "concealed":
-                verb, tile = _("暗杠"), None
+                verb, tile = _action_label("ckong"), None
             elif kind == "kong" and ev.get("kind") == "added":
-                verb, tile = _("加杠"), ev.get("tile")
+                verb, tile = _action_label("akong"), ev.get("tile")
             elif kind == "discard":
                 verb, tile = _("打出"), ev.get("tile")
             elif kind == "win":
-                verb, tile = (_("自摸") if ev.get("self_drawn") else _("胡")), ev.get("tile")
+                verb, tile = _action_label("self_win" if ev.get("self_drawn") else "win"), ev.get("tile")
             else:
                 verb, tile = _action_label(kind), ev.get("tile")
             label = face_label(parse_tile(tile), lang) if tile else ""
@@ -170,7 +174,7 @@ def _hand_actions(view: dict, hand: Hand, lang: str) -> tuple[bool, list]:
         tile_code = a.get("tile")
         text = _action_label(kind)
         if kind == "win" and not claim:
-            text = _("自摸")
+            text = _action_label("self_win")
         detail = ""
         if kind == "chow":
             vals["tiles"] = " ".join(a["tiles"])
