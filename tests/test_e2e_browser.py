@@ -1,0 +1,210 @@
+"""Four friends in four headless Chromium contexts play a seeded hand through the real server.
+
+The stack is the one `make run` starts (`python -m mahjong_site.devserver`: daphne, the Redis
+channel layer, a Celery worker and beat; embedded Redis unless REDIS_URL is set). Each player
+signs up, the host opens a room in the lobby, the others join by the invite link, everyone
+presses Ready, and they play by pressing what the page shows until the result screen.
+Screenshots of the table at phone and desktop size go to test-output/e2e/.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mahjong_site.devserver import free_port
+from games.engine.tiles import face_name, parse_tile
+from tests.e2e_policy import choose_discard
+from tests.test_devserver import Output, alive
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+OUTPUT = Path(os.environ.get("E2E_OUTPUT", BASE_DIR / "test-output" / "e2e"))
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 860}
+
+# With this base the first wall of room 1 (dealer: the host) ends in a self-drawn win worth 64
+# when everyone plays tests/e2e_policy.py — the result screen then has a full breakdown.
+SEED_BASE = "e2e-16"
+
+pytestmark = pytest.mark.slow
+
+if not Path(CHROMIUM).exists():
+    # CI installs Debian's chromium (.ci/run); a developer machine without it skips, CI never does
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing: .ci/run must apt-get install chromium")
+    pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)", allow_module_level=True)
+
+sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The real stack on free loopback ports, with its own SQLite file and Redis databases."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "DJANGO_"))}
+    env.update(
+        PORT=str(port),
+        EMBEDDED_REDIS_PORT=str(free_port()),
+        VAR_DIR=str(tmp_path),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        CHANNEL_LAYER="redis",
+        GAME_SEED_BASE=SEED_BASE,
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    if env.get("REDIS_URL"):
+        # the machine's Redis is shared with other tests: keep to databases nobody else uses
+        base = env["REDIS_URL"].rsplit("/", 1)[0]
+        env.update(REDIS_URL=f"{base}/5", CELERY_BROKER_URL=f"{base}/6", CELERY_RESULT_BACKEND=f"{base}/7")
+    proc = subprocess.Popen([sys.executable, "-m", "mahjong_site.devserver"], cwd=BASE_DIR, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    output = Output(proc.stdout)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        assert output.wait_for(re.escape(f"running at {url}/"), 60), output.text()
+        yield url, output
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for pid in (int(p) for p in re.findall(r"started .+ \(pid (\d+)\)", output.text())):
+            if alive(pid):
+                os.killpg(pid, signal.SIGKILL)
+
+
+def sign_up(page, base, name):
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=nickname]", f"{name}昵称")
+    page.fill("input[name=password1]", "a-long-pass-1234")
+    page.fill("input[name=password2]", "a-long-pass-1234")
+    page.click("main form button[type=submit].primary")
+    page.wait_for_load_state()
+    assert f"{name}昵称" in page.content()
+
+
+def wait_connected(page):
+    """The socket is open when the server has pushed the full view (the clock carries versions)."""
+    page.wait_for_function("() => document.querySelector('#clock') && "
+                           "document.querySelector('#clock').dataset.roomVersion !== undefined")
+    page.wait_for_timeout(300)
+
+
+def click_if_visible(page, selector):
+    loc = page.locator(selector)
+    if loc.count() and loc.first.is_visible():
+        try:
+            loc.first.click(timeout=1000)
+            return True
+        except Exception:  # the fragment was swapped under us; try again next round
+            return False
+    return False
+
+
+def discard_by_policy(page):
+    """Discard what tests/e2e_policy.py chooses from the tiles the page shows."""
+    buttons = page.locator("#hand .my-hand.can-discard button[data-tile]")
+    if not buttons.count():
+        return False
+    try:
+        codes = buttons.evaluate_all("bs => bs.map(b => b.dataset.tile)")
+        wild = parse_tile(page.locator("#table .indicator [data-tile]").first.get_attribute("data-tile", timeout=1000))
+        choice = face_name(choose_discard([parse_tile(c) for c in codes], wild))
+        page.locator(f"#hand .my-hand.can-discard button[data-tile='{choice}']").last.click(timeout=1000)
+        return True
+    except Exception:  # the fragment was swapped under us; try again next round
+        return False
+
+
+def test_four_friends_play_a_hand_through_the_real_server(server):
+    base, output = server
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        try:
+            contexts = [browser.new_context(viewport=PHONE if i == 1 else DESKTOP, locale="zh-CN",
+                                            is_mobile=(i == 1), has_touch=(i == 1)) for i in range(4)]
+            pages = [c.new_page() for c in contexts]
+            errors = []
+            for pg in pages:
+                pg.on("pageerror", lambda e: errors.append(str(e)))
+            for i, pg in enumerate(pages):
+                sign_up(pg, base, f"player{i}")
+
+            host = pages[0]
+            host.goto(f"{base}/lobby/")
+            host.check("input[name=players][value='4']")
+            host.select_option("select[name=length]", "hands:4")
+            host.click("form.room-form button[type=submit]")
+            host.wait_for_url(re.compile(r"/room/\d+/"))
+            room_url = host.url
+            invite = host.locator("input.invite-url").first.input_value()
+            assert "/join/" in invite
+
+            for pg in pages[1:]:
+                pg.goto(invite)
+                assert "加入" in pg.content()
+                pg.click("main form button[type=submit].primary")
+                pg.wait_for_url(room_url)
+            for pg in pages:
+                wait_connected(pg)
+            # every seat shows all four nicknames, pushed live as they joined
+            for pg in pages:
+                pg.wait_for_function("() => document.querySelectorAll('#seats').length && "
+                                     "['player0','player1','player2','player3'].every("
+                                     "n => document.querySelector('#seats').textContent.includes(n + '昵称'))",
+                                     timeout=10000)
+
+            for pg in pages:
+                assert click_if_visible(pg, "#actions button.primary.big"), "no Ready button"
+            for pg in pages:
+                pg.wait_for_selector("#hand .my-hand", timeout=15000)
+
+            shots = False
+            deadline = time.monotonic() + 240
+            actions = 0
+            while time.monotonic() < deadline:
+                done = [pg.locator("#result .score-cards").count() > 0 for pg in pages]
+                if all(done):
+                    break
+                moved = False
+                for pg in pages:
+                    if (click_if_visible(pg, "#actions button.act-win")
+                            or click_if_visible(pg, "#actions button.act-pass")
+                            or discard_by_policy(pg)):
+                        moved = True
+                        actions += 1
+                        pg.wait_for_timeout(60)
+                if actions >= 12 and not shots:
+                    pages[1].screenshot(path=str(OUTPUT / "table-phone.png"), full_page=True)
+                    pages[0].screenshot(path=str(OUTPUT / "table-desktop.png"), full_page=True)
+                    shots = True
+                if not moved:
+                    pages[0].wait_for_timeout(100)
+            else:
+                pytest.fail("the hand did not reach the result screen in time\n" + output.text()[-3000:])
+
+            assert shots, "too few actions to take the table screenshots"
+            for pg in pages:
+                text = pg.locator("#result").inner_text()
+                assert "第 1 局结果" in text and "player2昵称 自摸" in text, text
+                assert pg.locator("#result .score-card.winner").count() == 1
+            pages[1].screenshot(path=str(OUTPUT / "result-phone.png"), full_page=True)
+            pages[0].screenshot(path=str(OUTPUT / "result-desktop.png"), full_page=True)
+            assert not errors, errors
+        finally:
+            browser.close()
+    for name in ("table-phone.png", "table-desktop.png", "result-phone.png", "result-desktop.png"):
+        assert (OUTPUT / name).stat().st_size > 10_000
