@@ -208,3 +208,38 @@ def test_four_friends_play_a_hand_through_the_real_server(server):
             browser.close()
     for name in ("table-phone.png", "table-desktop.png", "result-phone.png", "result-desktop.png"):
         assert (OUTPUT / name).stat().st_size > 10_000
+
+
+def test_the_celery_worker_plays_for_a_player_whose_time_runs_out(server):
+    """Nobody touches the table: the real worker's timeout task (or the beat sweeper) discards
+    for the dealer when the turn time runs out, and every page shows the automatic move."""
+    base, output = server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        try:
+            pages = [browser.new_context(viewport=DESKTOP, locale="zh-CN").new_page() for _ in range(2)]
+            for i, pg in enumerate(pages):
+                sign_up(pg, base, f"sleepy{i}")
+            host = pages[0]
+            host.goto(f"{base}/lobby/")
+            host.check("input[name=players][value='2']")
+            host.select_option("select[name=length]", "hands:4")
+            host.fill("input[name=turn_seconds]", "5")
+            host.fill("input[name=claim_seconds]", "3")
+            host.click("form.room-form button[type=submit]")
+            host.wait_for_url(re.compile(r"/room/\d+/"))
+            invite = host.locator("input.invite-url").first.input_value()
+            pages[1].goto(invite)
+            pages[1].click("main form button[type=submit].primary")
+            pages[1].wait_for_url(host.url)
+            for pg in pages:
+                wait_connected(pg)
+                assert click_if_visible(pg, "#actions button.primary.big"), "no Ready button"
+            for pg in pages:
+                pg.wait_for_selector("#hand .my-hand", timeout=15000)
+            started = time.monotonic()
+            for pg in pages:
+                pg.wait_for_selector("#table .badge.timeout", timeout=20000)
+            assert time.monotonic() - started >= 3  # not before the 5 s turn time (less page latency)
+        finally:
+            browser.close()
