@@ -5,3 +5,15 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "accounts"
     verbose_name = "账户"
+
+    def ready(self):
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        def starting_grant(sender, instance, created, raw=False, **kwargs):
+            if created and not raw:
+                from .beans import grant_start
+
+                grant_start(instance)  # 新用户赠送: the first ledger row of every wallet
+
+        post_save.connect(starting_grant, sender=get_user_model(), dispatch_uid="accounts.starting_grant")

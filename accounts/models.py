@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Profile(models.Model):
-    """Per-user data the site shows at the table. Wallet and ledger come in a later issue."""
+    """Per-user data the site shows at the table."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -31,3 +31,85 @@ def display_name(user):
     except Profile.DoesNotExist:  # users made by createsuperuser or the admin have no profile
         nickname = ""
     return nickname.strip() or user.get_username()
+
+
+class SiteSettings(models.Model):
+    """Bean limits and grants, editable by staff at run time (one row, pk=1)."""
+
+    hand_limit = models.PositiveBigIntegerField(_("每局输赢上限（金豆）"), default=1_000_000)
+    day_limit = models.PositiveBigIntegerField(_("每日输赢上限（金豆）"), default=10_000_000)
+    starting_grant = models.PositiveBigIntegerField(_("新用户赠送（金豆）"), default=100_000)
+    relief_amount = models.PositiveBigIntegerField(_("救济金（金豆）"), default=20_000)
+    relief_threshold = models.PositiveBigIntegerField(_("低于多少可领救济金"), default=5_000)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("站点设置")
+        verbose_name_plural = _("站点设置")
+
+    def __str__(self):
+        return str(_("站点设置"))
+
+    @classmethod
+    def current(cls):
+        obj, _created = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class Wallet(models.Model):
+    """A player's beans (金豆). `balance` caches the sum of the ledger rows and always equals it."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="wallet")
+    balance = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("金豆钱包")
+        verbose_name_plural = _("金豆钱包")
+        constraints = [models.CheckConstraint(condition=models.Q(balance__gte=0), name="balance_never_negative")]
+
+    def __str__(self):
+        return f"{display_name(self.user)}: {self.balance}"
+
+
+class LedgerEntry(models.Model):
+    """Append-only: one row per change of a balance. Never edited; mistakes get a reversing row."""
+
+    HAND, GRANT, RELIEF, ADJUST = "hand", "grant", "relief", "adjust"
+    REASONS = [(HAND, _("对局结算")), (GRANT, _("新用户赠送")), (RELIEF, _("救济金")), (ADJUST, _("客服调整"))]
+
+    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries")
+    amount = models.BigIntegerField()
+    balance_after = models.BigIntegerField()
+    reason = models.CharField(max_length=10, choices=REASONS)
+    note = models.CharField(max_length=200, blank=True)
+    hand = models.ForeignKey("games.Hand", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger")
+    staff = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="ledger_adjustments")
+    key = models.CharField(max_length=120, unique=True)  # idempotency key
+    day = models.DateField()  # calendar day in Asia/Shanghai, for the daily limits
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("金豆流水")
+        verbose_name_plural = _("金豆流水")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["wallet", "day", "reason"])]
+
+
+class HandSettlement(models.Model):
+    """A hand's bean settlement, written once (unique hand) with its ledger rows."""
+
+    hand = models.OneToOneField("games.Hand", on_delete=models.PROTECT, related_name="settlement")
+    stake = models.PositiveIntegerField()
+    owed = models.JSONField()  # position -> beans owed by the rules (before limits)
+    paid = models.JSONField()  # position -> beans that moved
+    reasons = models.JSONField(default=dict)  # position -> why it was cut
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("对局结算")
+        verbose_name_plural = _("对局结算")
+
+    @property
+    def was_cut(self):
+        return self.owed != self.paid

@@ -28,6 +28,7 @@ class Room(models.Model):
     stake = models.PositiveIntegerField(_("底注（金豆/胡）"), default=100)
     turn_seconds = models.PositiveSmallIntegerField(_("出牌时间（秒）"), default=15)
     claim_seconds = models.PositiveSmallIntegerField(_("吃碰时间（秒）"), default=8)
+    min_balance = models.PositiveBigIntegerField(_("入座最低金豆"), default=0)
     status = models.CharField(max_length=12, choices=STATUS_CHOICES, default=WAITING)
     invite_revoked = models.BooleanField(default=False)
     dissolve_started_at = models.DateTimeField(null=True, blank=True)

@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import beans
 from games.engine import game as engine
 from games.engine.tiles import TileError
 from games.engine.view import result_view
@@ -126,8 +127,17 @@ def current_hand(room: Room):
 
 # --- rooms -------------------------------------------------------------------------------
 
+def check_can_sit(user, min_balance: int = 0):
+    """A player at the day's bean limit, or below the room's minimum, cannot sit down."""
+    if beans.day_limit_reached(user):
+        raise ServiceError(_("你今天的金豆输赢已达到每日上限，明天再来吧（进行中的对局可以打完）"))
+    balance = beans.wallet_for(user).balance
+    if balance < min_balance:
+        raise ServiceError(_("这个房间要求至少 %(need)s 金豆才能入座，你现在有 %(have)s") % {"need": min_balance, "have": balance})
+
+
 def create_room(user, *, variant="taizhou", players=4, length_kind=Room.HANDS, length=8, stake=100,
-                turn_seconds=15, claim_seconds=8) -> Room:
+                turn_seconds=15, claim_seconds=8, min_balance=0) -> Room:
     if variant != "taizhou":
         raise ServiceError(_("暂不支持这个玩法"))
     if players not in (2, 3, 4):
@@ -138,10 +148,13 @@ def create_room(user, *, variant="taizhou", players=4, length_kind=Room.HANDS, l
         raise ServiceError(_("底注应在 1 到 1,000,000 金豆之间"))
     if not 5 <= turn_seconds <= 120 or not 3 <= claim_seconds <= 60:
         raise ServiceError(_("出牌时间 5–120 秒，吃碰时间 3–60 秒"))
+    if not isinstance(min_balance, int) or min_balance < 0:
+        raise ServiceError(_("入座最低金豆不能是负数"))
+    check_can_sit(user, min_balance)
     with transaction.atomic():
         room = Room.objects.create(host=user, variant=variant, players=players, length_kind=length_kind,
                                    length=length, stake=stake, turn_seconds=turn_seconds,
-                                   claim_seconds=claim_seconds)
+                                   claim_seconds=claim_seconds, min_balance=min_balance)
         Seat.objects.create(room=room, user=user, position=0)
     return room
 
@@ -163,6 +176,7 @@ def join_room(user, token: str) -> Seat:
             return seat
         if room.status != Room.WAITING:
             raise ServiceError(_("这局已经开始或结束，不能再加入"))
+        check_can_sit(user, room.min_balance)
         taken = set(room.seats.values_list("position", flat=True))
         free = [p for p in range(room.players) if p not in taken]
         if not free:
@@ -392,6 +406,12 @@ def _finish_hand(room, hand, state, now):
     hand.deadline = None
     hand.ended_at = now
     hand.result = result_view(state, "zh")
+    if state.result.winner is not None:
+        users = {s.position: s.user for s in room.seats.select_related("user")}
+        order = [(hand.dealer + k) % room.players for k in range(room.players)]
+        settlement = beans.settle_hand(hand, state.result.transfers, users, room.stake, order)
+        hand.result["beans"] = {"stake": settlement.stake, "owed": settlement.owed, "paid": settlement.paid,
+                                "reasons": settlement.reasons}
     hand.save()
     game.totals = [a + b for a, b in zip(game.totals, state.result.net)]
     game.hands_played += 1
