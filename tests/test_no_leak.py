@@ -65,7 +65,7 @@ def check_messages(player, hand, cache, checked):
         shown = tiles_in(message)
         allowed = visible_tiles(state, player.position)
         assert not shown - allowed, (player.position, shown - allowed)
-        assert message.count('class="tile back') <= face_down(state, player.position)
+        assert message.count('class="mtile back') <= face_down(state, player.position)
     return len(player.messages)
 
 
@@ -93,11 +93,11 @@ def test_no_seat_sees_hidden_tiles(settings, n, hands, seed):
                     checked[q] = await db(check_messages, p, hand, cache, checked[q])
                     visible = visible_tiles(state, q)
                     assert tiles_in(p.html()) == visible, (number, step, q)
-                    assert p.html().count('class="tile back') == face_down(state, q)
+                    assert p.html().count('class="mtile back') == face_down(state, q)
                     if step % 2 == 0 or state.phase == engine.CLAIM:
                         page = await db(page_html, clients[q], room.pk)
                         assert tiles_in(page) == visible, (number, step, q, "page")
-                        assert page.count('class="tile back') == face_down(state, q)
+                        assert page.count('class="mtile back') == face_down(state, q)
                 waiting = engine.waiting_player(state)[0]
                 await press(players, room.pk, players[waiting], choose(players[waiting].buttons(), rng))
             else:

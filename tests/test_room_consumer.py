@@ -97,7 +97,7 @@ def test_four_players_play_a_seeded_hand_over_sockets(settings):
                 hand, state = await db(hand_snapshot, room.pk)
                 assert fresh.hand_version == hand.version
                 assert tiles_in(fresh.page["table"] + fresh.page["hand"]) == visible_tiles(state, q.position)
-                assert fresh.page["table"].count('class="back') == face_down(state, q.position)
+                assert fresh.page["table"].count('class="mtile back') == face_down(state, q.position)
                 players[q.position] = fresh
                 await sync_all(players, room.pk)
                 for x in players:

@@ -24,7 +24,7 @@ register = template.Library()
 
 
 def _classes(t, extra):
-    classes = ["tile"]
+    classes = ["mtile"]
     if t.get("wild"):
         classes.append("wild")
     if extra:
@@ -37,7 +37,7 @@ def tile(t, extra=""):
     if not t:
         return ""
     if t.get("hidden") or t.get("code") == "back":
-        return format_html('<span class="tile back {}" title="{}"><img src="{}" alt="{}" width="48" height="64"></span>',
+        return format_html('<span class="mtile back {}" title="{}"><img src="{}" alt="{}" width="48" height="64"></span>',
                            extra, _("暗牌"), static("tiles/back.svg"), _("暗牌"))
     label = t.get("label", t["code"])
     title = f"{label} · {_('财神')}" if t.get("wild") else label
