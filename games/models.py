@@ -29,6 +29,10 @@ class Room(models.Model):
     turn_seconds = models.PositiveSmallIntegerField(_("出牌时间（秒）"), default=15)
     claim_seconds = models.PositiveSmallIntegerField(_("吃碰时间（秒）"), default=8)
     min_balance = models.PositiveBigIntegerField(_("入座最低金豆"), default=0)
+    REPLAY_LINK, REPLAY_PLAYERS = "link", "players"
+    replay_visibility = models.CharField(_("回放可见"), max_length=10, default=REPLAY_LINK,
+                                         choices=[(REPLAY_LINK, _("有链接的人都能看")), (REPLAY_PLAYERS, _("只有本房玩家"))])
+    replay_hide_names = models.BooleanField(_("分享的回放隐藏昵称"), default=False)
     status = models.CharField(max_length=12, choices=STATUS_CHOICES, default=WAITING)
     invite_revoked = models.BooleanField(default=False)
     dissolve_started_at = models.DateTimeField(null=True, blank=True)
@@ -125,3 +129,21 @@ class HandEvent(models.Model):
     class Meta:
         ordering = ["seq"]
         constraints = [models.UniqueConstraint(fields=["hand", "seq"], name="one_event_per_seq")]
+
+
+class Replay(models.Model):
+    """A finished hand re-run through the engine from (seed, options, dealer, actions) and checked
+    against what was recorded. Built by a Celery task; a mismatch is stored, never hidden."""
+
+    PENDING, OK, MISMATCH = "pending", "ok", "mismatch"
+
+    hand = models.OneToOneField(Hand, on_delete=models.CASCADE, related_name="replay")
+    token = models.CharField(max_length=40, unique=True, default=new_token)  # the share link's secret
+    status = models.CharField(max_length=10, default=PENDING)
+    problem = models.TextField(blank=True)  # what did not match
+    data = models.JSONField(default=dict)  # the downloadable replay
+    built_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("回放")
+        verbose_name_plural = _("回放")

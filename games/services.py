@@ -400,6 +400,15 @@ def _schedule_timeout(hand_id, version, eta):
         log.warning("could not schedule the timeout of hand %s v%s", hand_id, version, exc_info=True)
 
 
+def _schedule_replay(hand_id):
+    from .tasks import build_replay
+
+    try:
+        build_replay.delay(hand_id)
+    except Exception:  # rebuilt on demand by the replay page when the task was lost
+        log.warning("could not schedule the replay of hand %s", hand_id, exc_info=True)
+
+
 def _finish_hand(room, hand, state, now):
     game = hand.game
     hand.status = Hand.ENDED
@@ -413,6 +422,8 @@ def _finish_hand(room, hand, state, now):
         hand.result["beans"] = {"stake": settlement.stake, "owed": settlement.owed, "paid": settlement.paid,
                                 "reasons": settlement.reasons}
     hand.save()
+    hand_id = hand.pk
+    transaction.on_commit(lambda: _schedule_replay(hand_id))
     game.totals = [a + b for a, b in zip(game.totals, state.result.net)]
     game.hands_played += 1
     nxt = engine.next_dealer(state)

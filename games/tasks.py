@@ -20,3 +20,14 @@ def sweep_overdue():
     from games import services
 
     return services.sweep_overdue()
+
+
+@shared_task(bind=True, ignore_result=True, acks_late=True, max_retries=5, default_retry_delay=2)
+def build_replay(self, hand_id):
+    """Re-run a finished hand and store its verified replay (idempotent: safe to retry)."""
+    from games import replays
+
+    try:
+        replays.build(hand_id)
+    except Exception as exc:  # a dead database connection, a worker restart: try again
+        raise self.retry(exc=exc)

@@ -167,3 +167,34 @@ def test_dissolve_needs_everyone(full_room):
     full_room.refresh_from_db()
     hand.refresh_from_db()
     assert full_room.status == Room.DISSOLVED and hand.status == Hand.VOID
+
+
+def test_finished_hand_gets_a_verified_replay_and_tampering_is_caught(full_room):
+    from games import replays
+    from games.models import Replay
+
+    hand = _start(full_room)
+    users = _users_by_position(full_room)
+    rng = random.Random(11)
+    while True:
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            break
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        acts = engine.legal_actions(state, p)
+        wins = [a for a in acts if a.kind == "win"]
+        a = wins[0] if wins else rng.choice(acts)
+        cmd = {"action": a.kind, **({"tile": engine.face_name(a.tile)} if a.tile is not None and a.kind in ("discard", "ckong", "akong") else {}),
+               **({"tiles": [engine.face_name(t) for t in a.tiles]} if a.tiles else {})}
+        assert services.play(hand.pk, users[p], cmd, hand.version).ok
+    replay = replays.build(hand.pk)
+    assert replay.status == Replay.OK, replay.problem
+    assert replays.build(hand.pk).pk == replay.pk  # idempotent
+    # alter one stored action: the re-run no longer matches the record
+    event = HandEvent.objects.filter(hand=hand, action__kind="discard").order_by("seq")[3]
+    action = dict(event.action)
+    action["tile"] = "1m" if action["tile"] != "1m" else "2m"
+    HandEvent.objects.filter(pk=event.pk).update(action=action)
+    tampered = replays.build(hand.pk)
+    assert tampered.status == Replay.MISMATCH and tampered.problem
