@@ -14,7 +14,6 @@ same partials inline.
 from __future__ import annotations
 
 import json
-import math
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.template import TemplateDoesNotExist
@@ -22,7 +21,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import gettext_noop, pgettext
 
 from games import services
 from games.engine.view import seat_view
@@ -94,10 +93,37 @@ def lobby_url() -> str:
         return "/lobby/"
 
 
-def beans(amount, stake: int) -> int:
-    """胡 -> beans for display: amount × stake, rounded up (away from zero) to a whole bean."""
-    value = amount * stake
-    return int(math.copysign(math.ceil(abs(value) - 1e-9), value)) if value else 0
+def transfer_beans(amount, stake: int) -> int:
+    """One transfer in 胡 -> beans (胡 × stake rounded up), as the settlement counts it."""
+    from accounts.cutting import beans_of
+
+    return beans_of(amount, stake)
+
+
+def settled_beans(hand) -> dict | None:
+    """{position: beans that moved} of a settled hand (after the limits cut), or None."""
+    record = (hand.result or {}).get("beans") if hand is not None else None
+    if not record:
+        return None
+    return {int(p): v for p, v in (record.get("paid") or {}).items()}
+
+
+def game_beans(game) -> dict:
+    """{position: beans that moved over the game}, from the settled hands."""
+    out = {}
+    for result in game.hands.filter(status=Hand.ENDED).values_list("result", flat=True):
+        for p, v in ((result or {}).get("beans") or {}).get("paid", {}).items():
+            out[int(p)] = out.get(int(p), 0) + v
+    return out
+
+
+CUT_REASONS = {
+    "balance": gettext_noop("余额不足"),
+    "hand_limit": gettext_noop("单局输赢上限"),
+    "day_limit": gettext_noop("当日输赢上限"),
+    "winners_cut": gettext_noop("赢家收取有上限"),
+    "losers_cut": gettext_noop("输家付不足"),
+}
 
 
 def has_invite_partial() -> bool:
@@ -248,7 +274,6 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             info.update(wind=vp["wind"], dealer=vp["dealer"])
         if game is not None and p < len(game.totals):
             info["total"] = game.totals[p]
-            info["beans"] = beans(game.totals[p], room.stake)
         seats.append(info)
 
     ctx = {
@@ -299,28 +324,42 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "last_move": _last_move(hand, names, lang),
         })
     if view is not None and phase in (RESULT, FINISHED) and view.get("result"):
-        ctx["result"] = _result_context(view, seats, room)
+        ctx["result"] = _result_context(view, seats, room, hand)
     if game is not None and phase in (FINISHED, DISSOLVED):
+        moved = game_beans(game)
+        for s in seats:
+            s["beans"] = moved.get(s["position"], 0)
         ranking = sorted((s for s in seats if s["total"] is not None), key=lambda s: (-s["total"], s["position"]))
         ctx["summary"] = ranking
     return ctx
 
 
-def _result_context(view, seats, room):
+def _result_context(view, seats, room, hand):
     r = view["result"]
     names = {s["position"]: s["name"] for s in seats}
     reasons = {"full_flush_chows": _("清一色吃上家三次"), "fresh_dragon": _("生张字牌"),
                "third_dragon": _("第三副字牌")}
+    owed = {p: 0 for p in range(len(view["players"]))}
+    for t in r["transfers"]:
+        b = transfer_beans(t["amount"], room.stake)
+        owed[t["from"]] -= b
+        owed[t["to"]] += b
+    paid = settled_beans(hand)
+    record = (hand.result or {}).get("beans") or {}
     rows = []
     for p, vp in enumerate(view["players"]):
         score = r["scores"][p]
+        moved = paid.get(p, 0) if paid is not None else owed[p]
+        cut = paid is not None and moved != owed[p]
+        why = [_(CUT_REASONS.get(code, code)) for code in (record.get("reasons") or {}).get(str(p), [])]
         rows.append({
             **seats[p], "hand": vp["hand"], "melds": vp["melds"], "score": score,
             "winner": r["winner"] == p, "discarder": r["discarder"] == p, "liable": r["liable"] == p,
-            "net": r["net"][p], "net_beans": beans(r["net"][p], room.stake),
+            "net": r["net"][p], "net_beans": moved, "owed_beans": owed[p], "cut": cut,
+            "cut_reasons": "、".join(why) if lang_is_zh() else ", ".join(why),
         })
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
-                  "beans": beans(t["amount"], room.stake)} for t in r["transfers"]]
+                  "beans": transfer_beans(t["amount"], room.stake)} for t in r["transfers"]]
     return {
         "drawn_hand": r["drawn_hand"], "self_drawn": r["self_drawn"], "win_tile": r["win_tile"],
         "winner_name": names.get(r["winner"], "") if r["winner"] is not None else "",
@@ -329,6 +368,10 @@ def _result_context(view, seats, room):
         "liable_reason": reasons.get(r["liable_reason"], r["liable_reason"] or ""),
         "rows": rows, "transfers": transfers,
     }
+
+
+def lang_is_zh() -> bool:
+    return ui_lang(translation.get_language()) == "zh"
 
 
 def render_fragments(ctx: dict) -> dict:

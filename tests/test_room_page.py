@@ -2,6 +2,7 @@
 result, game summary, dissolved), in Chinese and in English."""
 
 import random
+import re
 
 import pytest
 from django.test import Client
@@ -116,9 +117,14 @@ def test_result_summary_and_english():
     html = client_for(users[1]).get(f"/room/{room.pk}/").content.decode()
     assert "全场结束" in html and "返回大厅" in html and "准备" not in html.split('id="actions"')[1]
     game = room.game
-    for total in game.totals:
-        shown = str(int(total)) if float(total).is_integer() else str(total)
-        assert shown in html
+    moved = {p: 0 for p in users}
+    for hand in Hand.objects.filter(game=game):
+        for p, v in ((hand.result or {}).get("beans") or {}).get("paid", {}).items():
+            moved[int(p)] += v
+    for p, total in enumerate(game.totals):
+        row = re.search(r'<tr data-position="%d">(.*?)</tr>' % p, html).group(1)
+        cells = re.findall(r'<td class="num">([^<]*)</td>', row)
+        assert [float(cells[0]), int(cells[1])] == [total, moved[p]]
     english = client_for(users[1], "en").get(f"/room/{room.pk}/").content.decode()
     assert 'ws-connect="/ws/room/%d/?lang=en"' % room.pk in english
     assert "Game over" in english and "Back to the lobby" in english
@@ -129,3 +135,30 @@ def test_dissolved_room_page():
     services.close_room(users[0], room.pk)
     html = client_for(users[1]).get(f"/room/{room.pk}/").content.decode()
     assert "房间已解散" in html and "data-tile" not in html
+
+
+def test_result_shows_the_beans_that_moved_and_why_they_were_cut():
+    from accounts.models import SiteSettings
+
+    limits = SiteSettings.current()
+    limits.hand_limit = 7  # beans a player may win or lose in one hand: every win is cut
+    limits.save()
+    room, users = make_room(players=4)
+    rng = random.Random(2)
+    for _ in range(4):
+        for u in users.values():
+            services.set_ready(u, room.pk)
+        hand = play_hand(room, users, rng)
+        if hand.result["winner"] is not None:
+            break
+    else:
+        pytest.fail("no hand was won")
+    paid = {int(p): v for p, v in hand.result["beans"]["paid"].items()}
+    winner = hand.result["winner"]
+    assert paid[winner] == 7 and sum(paid.values()) == 0
+    html = client_for(users[winner]).get(f"/room/{room.pk}/").content.decode()
+    text = next(part for part in html.split('class="card score-card')[1:]
+                if part.split(">")[0].endswith(f'data-position="{winner}"'))
+    assert "（+7 金豆）" in text and "单局输赢上限" in text
+    english = client_for(users[winner], "en").get(f"/room/{room.pk}/").content.decode()
+    assert "(+7 beans)" in english and "the per-hand limit" in english
