@@ -391,7 +391,7 @@ def render_toast(message: str, level: str = "error") -> str:
 
 def render_gone(lang: str) -> str:
     with translation.override(django_language(lang)):
-        return render_to_string(f"{TEMPLATE}#gone", {"oob": True})
+        return render_to_string(f"{TEMPLATE}#gone", {"oob": True, "lobby_url": lobby_url()})
 
 
 def seat_fragments(room_id: int, user, lang: str, base_url: str = ""):
