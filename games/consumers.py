@@ -152,7 +152,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         version = event.get("version")
         if isinstance(version, int) and version <= self.sent_version:
             return  # already rendered at this version or later
-        await self.send_view()
+        try:
+            await self.send_view()
+        except Exception:  # keep the socket; the next update or a reconnect renders again
+            log.exception("room %s: could not render the view of user %s", self.room_id, self.user.pk)
 
     async def send_view(self, full=False):
         out = await database_sync_to_async(table.seat_fragments)(self.room_id, self.user, self.lang,
@@ -252,6 +255,9 @@ def perform(room_id: int, user, content, lang: str = "zh") -> str | None:
             return str(e)
         except Room.DoesNotExist:
             return _("没有这个房间")
+        except Exception:  # a bug or a database hiccup: tell the player, keep the socket
+            log.exception("room %s: could not perform %r", room_id, content)
+            return _("出错了，请再试一次")
 
 
 def _perform(room_id, user, content):

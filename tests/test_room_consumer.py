@@ -313,3 +313,24 @@ def test_timeouts_reach_every_socket_and_auto_play_can_be_taken_back(settings):
             await p.comm.disconnect()
 
     run(scenario)
+
+
+def test_a_failing_service_gives_an_error_and_keeps_the_socket(settings, monkeypatch):
+    room, users = make_room(players=2, length=4)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("database went away")
+
+    async def scenario():
+        players = [await connect(room.pk, users[p], p) for p in range(2)]
+        await sync_all(players, room.pk)
+        monkeypatch.setattr(services, "set_ready", broken)
+        await players[0].send({"action": "ready"})
+        assert "出错了" in (await players[0].receive())["toast"]
+        monkeypatch.undo()
+        await act(players, room.pk, players[0], {"action": "ready"})
+        assert "已准备" in players[1].page["seats"]
+        for p in players:
+            await p.comm.disconnect()
+
+    run(scenario)
