@@ -6,7 +6,8 @@ import os
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, models, transaction
+from django.db.models import ProtectedError
 
 from accounts.models import Profile
 
@@ -26,8 +27,11 @@ def test_profile_belongs_to_one_user():
     assert str(Profile(user=user)) == "alice"
     with pytest.raises(IntegrityError), transaction.atomic():
         Profile.objects.create(user=user, nickname="again")
-    user.delete()
-    assert not Profile.objects.exists()
+    # the profile goes with its user, but a user with a bean ledger is never deleted (append-only)
+    assert Profile._meta.get_field("user").remote_field.on_delete is models.CASCADE
+    with pytest.raises(ProtectedError):
+        user.delete()
+    assert Profile.objects.filter(user=user).exists()
 
 
 @pytest.mark.django_db
