@@ -10,4 +10,6 @@ urlpatterns = [
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("beans/", views.beans, name="beans"),
+    path("beans/relief/", views.claim_relief, name="claim_relief"),
 ]
