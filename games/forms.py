@@ -141,6 +141,9 @@ class CreateRoomForm(forms.Form):
                                       widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
     claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), min_value=3, max_value=60, initial=8,
                                        widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
+    min_balance = forms.IntegerField(label=_("入座最低金豆"), min_value=0, max_value=1_000_000_000_000, initial=0,
+                                     required=False, help_text=_("金豆少于这个数的玩家不能入座；0 表示不限"),
+                                     widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
 
     def room_options(self):
         """Keyword arguments for games.services.create_room (call after is_valid())."""
@@ -154,4 +157,5 @@ class CreateRoomForm(forms.Form):
             "stake": data["stake"],
             "turn_seconds": data["turn_seconds"],
             "claim_seconds": data["claim_seconds"],
+            "min_balance": data.get("min_balance") or 0,
         }
