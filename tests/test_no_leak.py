@@ -24,7 +24,8 @@ from room_helpers import (
     act, choose, current_hand, db, face_down, make_room, press, run, start, sync_all, tiles_in, visible_tiles,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# reset_sequences: the room is #1 whatever ran before, so its seeded walls (GAME_SEED_BASE:room:hand) are fixed
+pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)
 
 
 def state_at(hand, version, cache):

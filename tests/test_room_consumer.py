@@ -21,7 +21,8 @@ from room_helpers import (
     visible_tiles,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# reset_sequences: the room is #1 whatever ran before, so its seeded walls (GAME_SEED_BASE:room:hand) are fixed
+pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)
 
 
 @pytest.fixture(autouse=True)

@@ -137,6 +137,7 @@ def test_dissolved_room_page():
     assert "房间已解散" in html and "data-tile" not in html
 
 
+@pytest.mark.django_db(transaction=True, reset_sequences=True)  # room #1: a fixed seeded game
 def test_result_shows_the_beans_that_moved_and_why_they_were_cut():
     from accounts.models import SiteSettings
 
