@@ -7,6 +7,9 @@ A hand's settlement is written once (HandSettlement is unique per hand).
 
 from __future__ import annotations
 
+import uuid
+from zoneinfo import ZoneInfo
+
 from django.db import IntegrityError, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
@@ -20,8 +23,11 @@ class BeanError(Exception):
     """A bean operation that is not allowed; nothing changed."""
 
 
+BEAN_DAY_ZONE = ZoneInfo("Asia/Shanghai")  # the calendar day of the daily limits, whatever zone is active
+
+
 def today():
-    return timezone.localdate()  # Asia/Shanghai (settings.TIME_ZONE)
+    return timezone.localdate(timezone=BEAN_DAY_ZONE)
 
 
 def limits() -> Limits:
@@ -110,7 +116,9 @@ def adjust(staff, user, amount: int, note: str, key: str | None = None):
         raise BeanError(_("调整数量必须是非零整数"))
     with transaction.atomic():
         wallet = _locked_wallets([user.pk])[user.pk]
-        key = key or f"adjust:{user.pk}:{timezone.now().timestamp()}:{staff.pk if staff else 0}"
+        # a fresh key per call: two adjustments in the same microsecond (or under a frozen clock)
+        # must not collapse into one; callers that retry pass their own key
+        key = key or f"adjust:{user.pk}:{uuid.uuid4().hex}"
         return _once(key, lambda: _post(wallet, amount, LedgerEntry.ADJUST, key, staff=staff, note=note.strip()))
 
 

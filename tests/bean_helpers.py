@@ -1,0 +1,107 @@
+"""Helpers for the bean tests: players, rooms played through games.services, ledger sums."""
+
+from __future__ import annotations
+
+import random
+
+from django.contrib.auth import get_user_model
+from django.db.models import Sum
+
+from accounts import beans
+from accounts.models import LedgerEntry, Profile, Wallet
+from games import services
+from games.engine import game as engine
+from games.models import Hand, Seat
+
+
+def make_player(username, nickname=""):
+    user = get_user_model().objects.create_user(username, password="pw-" + username + "-long")
+    Profile.objects.create(user=user, nickname=nickname or username)
+    return user
+
+
+def set_balance(user, balance):
+    """Move a wallet to `balance` with a staff adjustment (so the ledger still explains it)."""
+    wallet = beans.wallet_for(user)
+    if wallet.balance != balance:
+        beans.adjust(None, user, balance - wallet.balance, "test set-up")
+
+
+def balance(user) -> int:
+    return Wallet.objects.get(user=user).balance
+
+
+def ledger_sum(user) -> int:
+    return LedgerEntry.objects.filter(wallet__user=user).aggregate(s=Sum("amount"))["s"] or 0
+
+
+def assert_balances_match_ledger():
+    """Every wallet's cached balance is the sum of its ledger rows, and the last row's balance_after."""
+    for wallet in Wallet.objects.all():
+        rows = LedgerEntry.objects.filter(wallet=wallet)
+        total = rows.aggregate(s=Sum("amount"))["s"] or 0
+        assert wallet.balance == total, (wallet.user_id, wallet.balance, total)
+        last = rows.order_by("-id").first()
+        assert last is None or last.balance_after == wallet.balance
+        assert wallet.balance >= 0
+
+
+def users_by_position(room):
+    return {s.position: s.user for s in Seat.objects.filter(room=room).select_related("user")}
+
+
+def current_hand(room):
+    return Hand.objects.filter(game__room=room).order_by("-number").first()
+
+
+def command_for(action) -> dict:
+    cmd = {"action": action.kind}
+    if action.tile is not None and action.kind in ("discard", "ckong", "akong"):
+        cmd["tile"] = engine.face_name(action.tile)
+    if action.tiles:
+        cmd["tiles"] = [engine.face_name(t) for t in action.tiles]
+    return cmd
+
+
+def ready_all(room):
+    for user in users_by_position(room).values():
+        services.set_ready(user, room.pk)
+    return current_hand(room)
+
+
+def play_hand(room, rng: random.Random, stop_before_win=False, max_actions=2000):
+    """Play the room's current hand through services.play: a seat that may win does, the others
+    act at random. Returns the ended hand, or with `stop_before_win` (hand, position, command)
+    for the winning action, not yet played."""
+    users = users_by_position(room)
+    hand = current_hand(room)
+    for _ in range(max_actions):
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            return hand
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        acts = engine.legal_actions(state, p)
+        wins = [a for a in acts if a.kind == "win"]
+        if wins and stop_before_win:
+            return hand, p, command_for(wins[0])
+        action = wins[0] if wins else rng.choice(acts)
+        out = services.play(hand.pk, users[p], command_for(action), hand.version)
+        assert out.ok, out.error
+    raise AssertionError("the hand did not end")
+
+
+def play_until_a_win(room, rng: random.Random, stop_before_win=False, max_hands=16):
+    """Ready up and play hands until one is (or, with `stop_before_win`, is about to be) won."""
+    for _ in range(max_hands):
+        hand = current_hand(room)
+        if hand is None or hand.status != Hand.PLAYING:
+            ready_all(room)
+        out = play_hand(room, rng, stop_before_win=stop_before_win)
+        if stop_before_win:
+            if isinstance(out, tuple):
+                return out
+            continue
+        if out.result and out.result.get("winner") is not None:
+            return out
+    raise AssertionError(f"no hand was won in {max_hands} hands")
