@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 from django.contrib.auth import get_user_model
@@ -44,6 +45,17 @@ def assert_balances_match_ledger():
         last = rows.order_by("-id").first()
         assert last is None or last.balance_after == wallet.balance
         assert wallet.balance >= 0
+
+
+def fixed_walls(monkeypatch, settings, base: str):
+    """Walls that depend on `base` and the hand number only (not on the room's id, which depends on
+    what ran before on PostgreSQL), and dealer 0 first: a seeded game is the same on every run."""
+    settings.GAME_SEED_BASE = base
+
+    def seed(room_id, number):
+        return int.from_bytes(hashlib.sha256(f"{base}:{number}".encode()).digest()[:7], "big")
+
+    monkeypatch.setattr(services, "new_seed", seed)
 
 
 def users_by_position(room):
