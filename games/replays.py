@@ -8,13 +8,14 @@ every event, the result and the bean amounts owed; any difference is stored as a
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.cutting import owed_beans
 from accounts.models import display_name
 from games.engine import game as engine
 from games.engine.tiles import face_name
 
-from .models import Hand, Replay
+from .models import Hand, Replay, Room
 
 FORMAT = 1
 
@@ -91,7 +92,8 @@ def verify(record: dict) -> tuple[list, object]:
 def build(hand_id: int) -> Replay | None:
     """Build (or rebuild) and verify the replay of a finished hand. Idempotent."""
     with transaction.atomic():
-        hand = Hand.objects.select_related("game__room").filter(pk=hand_id).first()
+        # the hand row lock serialises builders of one hand (the task, its retry, a page on demand)
+        hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
         if hand is None or hand.status != Hand.ENDED:
             return None
         record = record_of(hand)
@@ -104,3 +106,27 @@ def build(hand_id: int) -> Replay | None:
         replay.problem = "\n".join(problems)
         replay.save()
         return replay
+
+
+def ensure(hand: Hand) -> Replay | None:
+    """The hand's replay, built now if the task has not (yet) stored it (a lost task)."""
+    replay = Replay.objects.filter(hand=hand).first()
+    if replay is not None and replay.status != Replay.PENDING and replay.data:
+        return replay
+    return build(hand.pk)
+
+
+def set_sharing(user, room_id: int, visibility: str, hide_names: bool) -> Room:
+    """The host decides who may open the room's replay links and whether others see nicknames."""
+    from .services import ServiceError
+
+    if visibility not in (Room.REPLAY_LINK, Room.REPLAY_PLAYERS):
+        raise ServiceError(_("回放可见范围无效"))
+    with transaction.atomic():
+        room = Room.objects.select_for_update().get(pk=room_id)
+        if room.host_id != getattr(user, "pk", None):
+            raise ServiceError(_("只有房主可以修改回放设置"))
+        room.replay_visibility = visibility
+        room.replay_hide_names = bool(hide_names)
+        room.save(update_fields=["replay_visibility", "replay_hide_names"])
+        return room

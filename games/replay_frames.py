@@ -1,0 +1,265 @@
+"""Frames of a replay (回放): the engine re-run from a replay record, one state per action.
+
+`run(record)` replays the hand from its inputs (options, seed, dealer, actions) and keeps every
+state: frame 0 is the deal, frame k the table after action k. `frame(...)` is what the viewer
+shows of one state — every player's concealed hand, melds and river, the wall count, the
+indicator and wild, whose turn, and the action just taken (the wall itself is never shown).
+`moves(...)` is the list of every action in words. All of it is computed by the engine from the
+record; nothing is read from the live table.
+
+A hand is ~100 actions and re-runs in a few ms; runs are cached per replay build in-process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, pgettext
+
+from accounts.cutting import beans_of, owed_beans
+from games.engine import game as engine
+from games.engine.tiles import TileError, face_label, parse_tile, parse_tiles
+from games.engine.view import result_view, sort_hand, tile_info
+
+CUT_REASONS = {
+    "balance": gettext_noop("余额不足"),
+    "hand_limit": gettext_noop("单局输赢上限"),
+    "day_limit": gettext_noop("当日输赢上限"),
+    "winners_cut": gettext_noop("赢家收取有上限"),
+    "losers_cut": gettext_noop("输家付不足"),
+}
+LIABLE_REASONS = {
+    "full_flush_chows": gettext_noop("清一色吃上家三次"),
+    "fresh_dragon": gettext_noop("生张字牌"),
+    "third_dragon": gettext_noop("第三副字牌"),
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    states: tuple  # states[0]: after the deal; states[k]: after action k
+    events: tuple  # events[k]: the engine events of frame k (the deal's for k = 0)
+    stopped: str = ""  # why the re-run stopped before the last recorded action ("" = it did not)
+
+    @property
+    def last(self) -> int:
+        return len(self.states) - 1
+
+    @property
+    def final(self):
+        return self.states[-1] if self.states else None
+
+
+def run(record: dict) -> Run:
+    """Re-run a replay record through the engine, keeping every state."""
+    try:
+        options = engine.Options.from_dict(record["options"])
+        state, events = engine.new_hand(options, record["seed"], record["dealer"])
+    except (KeyError, TypeError, ValueError) as e:
+        return Run((), (), f"unreadable replay: {e}")
+    states, evs = [state], [events]
+    stopped = ""
+    for i, raw in enumerate(record.get("actions") or []):
+        try:
+            action = engine.Action.from_dict(raw)
+        except (TypeError, ValueError, AttributeError, TileError) as e:
+            stopped = f"action {i + 1} is unreadable: {e}"
+            break
+        out = engine.apply(state, action)
+        if isinstance(out, engine.Illegal):
+            stopped = f"action {i + 1} ({action.kind}) is not legal on re-run: {out.reason}"
+            break
+        state, ev = out
+        states.append(state)
+        evs.append(ev)
+    return Run(tuple(states), tuple(evs), stopped)
+
+
+_cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+CACHE_SIZE = 64
+
+
+def run_for(replay) -> Run:
+    """The run of a stored replay, cached per build (a rebuild changes built_at)."""
+    key = (replay.pk, replay.built_at.isoformat() if replay.built_at else "")
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    out = run(replay.data or {})
+    with _lock:
+        _cache[key] = out
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return out
+
+
+def clear_cache():
+    with _lock:
+        _cache.clear()
+
+
+# --- words -------------------------------------------------------------------------------
+
+def _tile(code, lang):
+    try:
+        return face_label(parse_tile(code), lang)
+    except (TileError, TypeError):
+        return str(code or "")
+
+
+def _meld_tiles(notation, lang):
+    try:
+        faces = parse_tiles(str(notation).split(":", 1)[-1])
+    except TileError:
+        return ""
+    return ("" if lang == "zh" else " ").join(face_label(f, lang) for f in faces)
+
+
+def _verb(kind):
+    return {"win": pgettext("action", "胡"), "pung": pgettext("action", "碰"), "kong": pgettext("action", "杠"),
+            "chow": pgettext("action", "吃"), "pass": pgettext("action", "过"),
+            "ckong": pgettext("action", "暗杠"), "akong": pgettext("action", "加杠"),
+            "self_win": pgettext("action", "自摸")}.get(kind, kind)
+
+
+def describe(events, action: dict | None, names: dict, lang: str) -> list[str]:
+    """The events of one frame in words (a list of short phrases)."""
+    out = []
+    resolved = {"chow", "pung", "kong", "win"} & {e.get("type") for e in events}
+    for ev in events:
+        kind = ev.get("type")
+        name = names.get(ev.get("seat"), "")
+        if kind == "deal":
+            out.append(_("发牌：%(name)s 坐庄，跳牌 %(indicator)s，财神 %(wild)s") % {
+                "name": names.get(ev.get("dealer"), ""), "indicator": _tile(ev.get("indicator"), lang),
+                "wild": _tile(ev.get("wild"), lang)})
+        elif kind == "draw":
+            msg = _("%(name)s 杠后补 %(tile)s") if ev.get("replacement") else _("%(name)s 摸 %(tile)s")
+            out.append(msg % {"name": name, "tile": _tile(ev.get("tile"), lang)})
+        elif kind == "discard":
+            out.append(_("%(name)s 打出 %(tile)s") % {"name": name, "tile": _tile(ev.get("tile"), lang)})
+        elif kind == "claim_answer":
+            if ev.get("kind") == "pass":
+                out.append(_("%(name)s 过") % {"name": name})
+            elif not resolved:
+                want = (action or {}).get("kind", "")
+                out.append(_("%(name)s 要%(verb)s，等其他玩家回答") % {"name": name, "verb": _verb(want)})
+        elif kind in ("chow", "pung") or (kind == "kong" and "from" in ev):
+            out.append(_("%(name)s %(verb)s %(from)s 的 %(tile)s：%(meld)s") % {
+                "name": name, "verb": _verb(kind), "from": names.get(ev.get("from"), ""),
+                "tile": _tile(ev.get("tile"), lang), "meld": _meld_tiles(ev.get("meld"), lang)})
+        elif kind == "kong":
+            tile = ev.get("tile") or (action or {}).get("tile")
+            verb = _verb("ckong" if ev.get("kind") == "concealed" else "akong")
+            out.append(_("%(name)s %(verb)s %(tile)s") % {"name": name, "verb": verb, "tile": _tile(tile, lang)})
+        elif kind == "win":
+            if ev.get("self_drawn"):
+                out.append(_("%(name)s 自摸 %(tile)s") % {"name": name, "tile": _tile(ev.get("tile"), lang)})
+            else:
+                out.append(_("%(name)s 胡 %(from)s 打出的 %(tile)s") % {
+                    "name": name, "from": names.get(ev.get("from"), ""), "tile": _tile(ev.get("tile"), lang)})
+        elif kind == "drawn_hand":
+            out.append(_("流局：牌摸完了，没有人胡牌"))
+    return out
+
+
+def moves(run_: Run, record: dict, names: dict, lang: str) -> list[dict]:
+    """Every frame as one line: {k, seat, text, auto}."""
+    actions = record.get("actions") or []
+    auto = set(record.get("auto") or [])
+    out = []
+    for k, events in enumerate(run_.events):
+        action = actions[k - 1] if k else None
+        out.append({"k": k, "seat": None if action is None else action.get("seat"),
+                    "name": "" if action is None else names.get(action.get("seat"), ""),
+                    "text": " · ".join(describe(events, action, names, lang)) or _verb((action or {}).get("kind", "")),
+                    "auto": k in auto})
+    return out
+
+
+# --- one frame ---------------------------------------------------------------------------
+
+def _meld_view(meld, wild, lang):
+    return {"kind": meld.kind, "concealed": meld.kind == "ckong",
+            "tiles": [tile_info(f, wild, lang) for f in meld.tiles]}
+
+
+def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
+    """What the viewer shows at frame k: the whole table, every hand open."""
+    state = run_.states[k]
+    wild = state.wild
+    ended = state.phase == engine.ENDED
+    r = state.result
+    players = []
+    for p in range(state.n):
+        hand = list(state.hands[p])
+        drawn = None
+        if state.phase == engine.DISCARD and state.turn == p and state.drawn is not None and state.drawn in hand:
+            hand.remove(state.drawn)
+            drawn = tile_info(state.drawn, wild, lang)
+        if ended and r is not None and r.winner == p and r.win_tile is not None:
+            drawn = tile_info(r.win_tile, wild, lang)
+        claim = None
+        if state.phase == engine.CLAIM and state.claim_options[p]:
+            answer = state.claim_responses[p]
+            claim = {"options": [_verb(c) for c in state.claim_options[p]],
+                     "answer": None if answer is None else _verb(answer.kind)}
+        players.append({
+            "position": p, "name": names.get(p, ""), "wind": face_label(state.seat_wind(p), lang),
+            "dealer": p == state.dealer, "in_turn": state.phase == engine.DISCARD and state.turn == p,
+            "hand": [tile_info(f, wild, lang) for f in sort_hand(hand, wild)], "drawn": drawn,
+            "count": len(state.hands[p]), "melds": [_meld_view(m, wild, lang) for m in state.melds[p]],
+            "river": [tile_info(f, wild, lang) for f in state.rivers[p]],
+            "discarding": state.phase == engine.CLAIM and state.turn == p,
+            "claim": claim,
+            "winner": ended and r is not None and r.winner == p,
+        })
+    return {
+        "k": k, "last": run_.last, "phase": state.phase, "ended": ended, "turn": state.turn,
+        "turn_name": names.get(state.turn, ""), "wall_count": len(state.wall),
+        "indicator": tile_info(state.indicator, wild, lang), "wild": tile_info(wild, wild, lang),
+        "players": players,
+        "last_discard": tile_info(state.last_discard, wild, lang) if state.phase == engine.CLAIM else None,
+    }
+
+
+def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
+    """The result screen of a finished re-run: every player's items, points, 台 and total, the
+    transfers in 胡 and beans, and the beans that moved (with any cut and its reason)."""
+    state = run_.final
+    if state is None or state.phase != engine.ENDED or state.result is None:
+        return None
+    rv = result_view(state, lang)
+    stake = record.get("stake") or 0
+    stored = (record.get("result") or {}).get("beans") or record.get("settlement") or {}
+    owed = owed_beans(rv["transfers"], stake, range(state.n)) if rv["winner"] is not None else {}
+    paid = {int(p): v for p, v in (stored.get("paid") or {}).items()} if stored else {}
+    reasons = (stored.get("reasons") or {}) if stored else {}
+    rows = []
+    for p in range(state.n):
+        why = [_(CUT_REASONS.get(code, code)) for code in reasons.get(str(p), [])]
+        moved = paid.get(p, owed.get(p, 0))
+        score = rv["scores"][p]
+        rows.append({
+            "position": p, "name": names.get(p, ""), "wind": face_label(state.seat_wind(p), lang),
+            "dealer": p == state.dealer, "winner": rv["winner"] == p, "discarder": rv["discarder"] == p,
+            "liable": rv["liable"] == p, "score": score, "net": rv["net"][p],
+            "owed_beans": owed.get(p, 0), "beans": moved, "cut": bool(stored) and moved != owed.get(p, 0),
+            "cut_reasons": ("、" if lang == "zh" else ", ").join(why),
+        })
+    transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
+                  "beans": beans_of(t["amount"], stake)} for t in rv["transfers"]]
+    return {
+        "drawn_hand": rv["drawn_hand"], "self_drawn": rv["self_drawn"], "win_tile": rv["win_tile"],
+        "winner_name": names.get(rv["winner"], "") if rv["winner"] is not None else "",
+        "discarder_name": names.get(rv["discarder"], "") if rv["discarder"] is not None else "",
+        "liable_name": names.get(rv["liable"], "") if rv["liable"] is not None else "",
+        "liable_reason": _(LIABLE_REASONS[rv["liable_reason"]]) if rv["liable_reason"] in LIABLE_REASONS else "",
+        "rows": rows, "transfers": transfers, "stake": stake, "settled": bool(stored),
+    }
