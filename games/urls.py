@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import lobby_views, room_views, views
+from games import history_views, lobby_views, replay_views, room_views, views
 
 app_name = "games"
 
@@ -12,4 +12,10 @@ urlpatterns = [
     path("join/<str:token>/", lobby_views.join, name="join"),
     path("room/<int:room_id>/", room_views.room, name="room"),
     path("room/<int:room_id>/invite.svg", lobby_views.invite_svg, name="invite_svg"),
+    path("replay/<str:token>.json", replay_views.replay_json, name="replay_json"),
+    path("replay/<str:token>/", replay_views.replay, name="replay"),
+    path("history/", history_views.history, name="history"),
+    path("history/<int:game_id>/", history_views.history_game, name="history_game"),
+    path("history/<int:game_id>/hand/<int:number>/replay/", history_views.hand_replay, name="hand_replay"),
+    path("history/<int:game_id>/sharing/", history_views.replay_sharing, name="replay_sharing"),
 ]
