@@ -1,0 +1,87 @@
+"""Finished hands for the replay and history tests (and bench/replay.py, tests/e2e_replay_data.py).
+
+`play_hand(hand, users)` plays a dealt hand to its end through games.services, the one path that
+changes a game: every win is taken; otherwise `rng` (when given) picks any legal move, else the
+deterministic policy of tests/e2e_policy.py (pass every claim, discard by shape).
+"""
+
+from __future__ import annotations
+
+from games import services
+from games.engine import game as engine
+from games.engine.tiles import face_name
+from games.models import Hand, Seat
+from tests.e2e_policy import choose_discard
+
+# 2 players, policy play. SEED_GUEST_WINS: the non-dealer wins on the dealer's discard (60 胡,
+# 52 actions); SEED_SELF_DRAWN: the non-dealer wins by self-draw (12 胡, 28 actions).
+SEED_GUEST_WINS = 6
+SEED_SELF_DRAWN = 1
+
+
+def command_for(action: engine.Action) -> dict:
+    cmd = {"action": action.kind}
+    if action.tile is not None and action.kind in ("discard", "ckong", "akong"):
+        cmd["tile"] = face_name(action.tile)
+    if action.tiles:
+        cmd["tiles"] = [face_name(t) for t in action.tiles]
+    return cmd
+
+
+def choose(state, p, rng=None) -> engine.Action:
+    acts = engine.legal_actions(state, p)
+    wins = [a for a in acts if a.kind == "win"]
+    if wins:
+        return wins[0]
+    if rng is not None:
+        return rng.choice(acts)
+    if state.phase == engine.CLAIM:
+        return engine.Action("pass", p)
+    return engine.Action("discard", p, choose_discard(state.hands[p], state.wild))
+
+
+def play_hand(hand: Hand, users: dict, rng=None, limit: int = 2000, policy=None) -> Hand:
+    """Play `hand` to its end through services.play; returns it refreshed. `policy(state, p)`
+    (an engine Action) replaces the default choice when given."""
+    for _ in range(limit):
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            return hand
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        action = policy(state, p) if policy is not None else choose(state, p, rng)
+        out = services.play(hand.pk, users[p], command_for(action), hand.version)
+        assert out.ok, out.error
+    raise AssertionError("the hand did not end")
+
+
+def users_by_position(room) -> dict:
+    return {s.position: s.user for s in Seat.objects.filter(room=room).select_related("user")}
+
+
+def start_hand(room, number: int | None = None) -> Hand:
+    """Everyone presses Ready: the next hand is dealt."""
+    for user in users_by_position(room).values():
+        services.set_ready(user, room.pk)
+    hands = Hand.objects.filter(game__room=room).order_by("-number")
+    return hands.first() if number is None else hands.get(number=number)
+
+
+def fixed_seeds(monkeypatch_or_none, seeds):
+    """Make the walls of the next hands come from `seeds` (in order), first dealer position 0.
+
+    With a pytest monkeypatch the change is undone after the test; with None it stays (scripts)."""
+    seeds = list(seeds)
+
+    def new_seed(room_id, number):
+        return seeds[(number - 1) % len(seeds)]
+
+    def first_dealer(room):
+        return 0
+
+    if monkeypatch_or_none is None:
+        services.new_seed = new_seed
+        services.first_dealer = first_dealer
+    else:
+        monkeypatch_or_none.setattr(services, "new_seed", new_seed)
+        monkeypatch_or_none.setattr(services, "first_dealer", first_dealer)
