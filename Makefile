@@ -1,6 +1,6 @@
 # make run   - set up .venv if needed, migrate, start the whole site (daphne, Celery, embedded Redis)
 # make test  - set up .venv if needed, run the test suite
-# make bench - run the engine benchmark
+# make bench - run the benchmarks (engine scoring; replay generation)
 
 PYTHON ?= python3
 VENV := .venv
@@ -33,3 +33,4 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/engine.py
+	$(PY) bench/replay.py
