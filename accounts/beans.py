@@ -163,3 +163,17 @@ def settle_hand(hand, transfers, users_by_position: dict, stake: int, order) -> 
             if amount:
                 _post(by_pos[p], amount, LedgerEntry.HAND, f"hand:{hand.pk}:{p}", hand=hand, day=day)
         return settlement
+
+
+def staff_adjust(staff, user, amount: int, note: str):
+    """A customer-service adjustment: within the per-action ceiling unless a superuser; audited."""
+    from .audit import record
+
+    if not staff.is_superuser:
+        ceiling = SiteSettings.current().cs_adjust_ceiling
+        if isinstance(amount, int) and abs(amount) > ceiling:
+            raise BeanError(_("超过客服单次调整上限 %(n)s 金豆") % {"n": ceiling})
+    with transaction.atomic():
+        entry = adjust(staff, user, amount, note)
+        record(staff, "adjust_beans", f"user:{user.pk}", f"{amount:+d}: {note}")
+        return entry

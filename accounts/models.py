@@ -13,6 +13,8 @@ class Profile(models.Model):
         verbose_name=_("用户"),
     )
     nickname = models.CharField(_("昵称"), max_length=32, blank=True)
+    frozen = models.BooleanField(_("已冻结"), default=False)  # cannot sit down or play
+    frozen_reason = models.CharField(_("冻结原因"), max_length=200, blank=True)
 
     class Meta:
         verbose_name = _("个人资料")
@@ -41,6 +43,10 @@ class SiteSettings(models.Model):
     starting_grant = models.PositiveBigIntegerField(_("新用户赠送（金豆）"), default=100_000)
     relief_amount = models.PositiveBigIntegerField(_("救济金（金豆）"), default=20_000)
     relief_threshold = models.PositiveBigIntegerField(_("低于多少可领救济金"), default=5_000)
+    cs_adjust_ceiling = models.PositiveBigIntegerField(_("客服单次调整上限（金豆）"), default=100_000)
+    near_meters = models.PositiveIntegerField(_("距离报警（米）"), default=100)
+    default_turn_seconds = models.PositiveSmallIntegerField(_("默认出牌时间（秒）"), default=15)
+    default_claim_seconds = models.PositiveSmallIntegerField(_("默认吃碰时间（秒）"), default=8)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -113,3 +119,32 @@ class HandSettlement(models.Model):
     @property
     def was_cut(self):
         return self.owed != self.paid
+
+
+class SeenIP(models.Model):
+    """Addresses a user was seen at (login, table socket), for customer service searches."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seen_ips")
+    ip = models.GenericIPAddressField()
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("登录 IP")
+        verbose_name_plural = _("登录 IP")
+        constraints = [models.UniqueConstraint(fields=["user", "ip"], name="one_row_per_user_ip")]
+
+
+class AuditLog(models.Model):
+    """Every staff action, append-only: never edited or deleted, readable in the admin."""
+
+    staff = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="audit_entries")
+    action = models.CharField(_("操作"), max_length=40)
+    target = models.CharField(_("对象"), max_length=120)
+    detail = models.TextField(_("详情"), blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("操作日志")
+        verbose_name_plural = _("操作日志")
+        ordering = ["-id"]

@@ -63,6 +63,10 @@ class Seat(models.Model):
     auto_play = models.BooleanField(default=False)  # 托管
     timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
     connections = models.PositiveSmallIntegerField(default=0)  # open sockets; 0 = offline
+    ip = models.GenericIPAddressField(null=True, blank=True)  # from the socket (or a trusted proxy)
+    latitude = models.FloatField(null=True, blank=True)  # shared by the player, with consent
+    longitude = models.FloatField(null=True, blank=True)
+    located_at = models.DateTimeField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -102,6 +106,7 @@ class Hand(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
     number = models.PositiveIntegerField()  # 1, 2, ...
     seed = models.BigIntegerField()
+    salt = models.CharField(max_length=64, default="")  # with the seed, opens the commitment
     dealer = models.PositiveSmallIntegerField()
     options = models.JSONField(default=dict)
     version = models.PositiveIntegerField(default=0)  # number of actions applied
@@ -110,6 +115,13 @@ class Hand(models.Model):
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+
+    @property
+    def commitment(self):
+        """SHA-256 shown at the start of the hand; the replay reveals seed and salt (provably fair)."""
+        from games.fairness import commitment
+
+        return commitment(self.seed, self.salt)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["game", "number"], name="one_hand_number_per_game")]
@@ -147,3 +159,27 @@ class Replay(models.Model):
     class Meta:
         verbose_name = _("回放")
         verbose_name_plural = _("回放")
+
+
+class Alert(models.Model):
+    """A possible collusion (同IP / GPS too close) for customer service to look at."""
+
+    SAME_IP, NEAR = "same_ip", "near"
+    NEW, LOOKED, ACTED = "new", "looked", "acted"
+    KINDS = [(SAME_IP, _("同一 IP")), (NEAR, _("距离过近"))]
+    STATUSES = [(NEW, _("新")), (LOOKED, _("已查看")), (ACTED, _("已处理"))]
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="alerts")
+    kind = models.CharField(_("类型"), max_length=10, choices=KINDS)
+    positions = models.JSONField(_("座位"), default=list)
+    users = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="alerts", verbose_name=_("玩家"))
+    detail = models.CharField(_("详情"), max_length=200)
+    status = models.CharField(_("状态"), max_length=10, choices=STATUSES, default=NEW)
+    note = models.TextField(_("备注"), blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("防作弊警报")
+        verbose_name_plural = _("防作弊警报")
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["room", "kind", "detail"], name="one_alert_per_finding")]

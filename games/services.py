@@ -27,7 +27,8 @@ from games.engine import game as engine
 from games.engine.tiles import TileError
 from games.engine.view import result_view
 
-from .models import Game, Hand, HandEvent, Room, Seat
+from . import fairness
+from .models import Alert, Game, Hand, HandEvent, Room, Seat
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,9 @@ def current_hand(room: Room):
 # --- rooms -------------------------------------------------------------------------------
 
 def check_can_sit(user, min_balance: int = 0):
-    """A player at the day's bean limit, or below the room's minimum, cannot sit down."""
+    """A frozen account, a player at the day's bean limit, or below the room's minimum, cannot sit down."""
+    if is_frozen(user):
+        raise ServiceError(_("你的账号已被冻结，不能入座；请联系客服"))
     if beans.day_limit_reached(user):
         raise ServiceError(_("你今天的金豆输赢已达到每日上限，明天再来吧（进行中的对局可以打完）"))
     balance = beans.wallet_for(user).balance
@@ -284,8 +287,8 @@ def _start_next_hand(room: Room, seats):
         room.save(update_fields=["status"])
     number = game.hands_played + 1
     options = engine.Options(variant=room.variant, players=room.players)
-    hand = Hand.objects.create(game=game, number=number, seed=new_seed(room.pk, number), dealer=game.dealer,
-                               options=options.to_dict())
+    hand = Hand.objects.create(game=game, number=number, seed=new_seed(room.pk, number), salt=fairness.new_salt(),
+                               dealer=game.dealer, options=options.to_dict())
     Seat.objects.filter(room=room).update(ready=False)
     state, _events = engine.new_hand(options, hand.seed, hand.dealer)
     _remember(hand.pk, 0, state)
@@ -325,6 +328,8 @@ def play(hand_id: int, user, command: dict, version) -> Outcome:
             seat = room.seats.filter(user=user).first()
             if seat is None:
                 raise ServiceError(_("你不在这张牌桌"))
+            if is_frozen(user):
+                raise ServiceError(_("你的账号已被冻结，由系统托管出牌"))
             if hand.status != Hand.PLAYING:
                 raise ServiceError(_("这一局已经结束"))
             if isinstance(version, bool) or not isinstance(version, int) or version != hand.version:
@@ -549,3 +554,151 @@ def vote_dissolve(user, room_id: int, agree: bool = True, now=None):
             game.save(update_fields=["finished_at"])
         room.save(update_fields=["dissolve_started_at", "dissolve_votes", "status"])
         _bump(room)
+
+
+# --- customer service (every staff action is audited) -----------------------------------
+
+def is_frozen(user) -> bool:
+    profile = getattr(user, "profile", None)
+    try:
+        return bool(profile and profile.frozen)
+    except Exception:
+        return False
+
+
+def set_frozen(staff, user, frozen: bool, reason: str):
+    """Freeze (or unfreeze) an account: a frozen player cannot sit down or play; their seats in
+    running games go on auto-play (托管)."""
+    from accounts.audit import record
+    from accounts.models import Profile
+
+    if frozen and not (reason or "").strip():
+        raise ServiceError(_("请填写冻结原因"))
+    with transaction.atomic():
+        profile, _created = Profile.objects.select_for_update().get_or_create(user=user)
+        profile.frozen = frozen
+        profile.frozen_reason = (reason or "").strip()[:200] if frozen else ""
+        profile.save(update_fields=["frozen", "frozen_reason"])
+        if frozen:
+            for seat in Seat.objects.select_related("room").filter(user=user, room__status=Room.PLAYING):
+                seat.auto_play = True
+                seat.save(update_fields=["auto_play"])
+                _bump(seat.room)
+        record(staff, "freeze" if frozen else "unfreeze", f"user:{user.pk}", reason or "")
+
+
+def force_dissolve(staff, room_id: int, reason: str):
+    """Close a stuck room: the hand in progress is void and no beans move."""
+    from accounts.audit import record
+
+    if not (reason or "").strip():
+        raise ServiceError(_("请填写解散原因"))
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        if room.status in (Room.FINISHED, Room.DISSOLVED):
+            raise ServiceError(_("这个房间已经结束"))
+        room.status = Room.DISSOLVED
+        room.save(update_fields=["status"])
+        hand = current_hand(room)
+        if hand is not None and hand.status == Hand.PLAYING:
+            hand.status = Hand.VOID
+            hand.deadline = None
+            hand.save(update_fields=["status", "deadline"])
+        game = Game.objects.filter(room=room).first()
+        if game and not game.finished_at:
+            game.finished_at = timezone.now()
+            game.save(update_fields=["finished_at"])
+        record(staff, "force_dissolve", f"room:{room.pk}", reason)
+        _bump(room)
+
+
+# --- anti-collusion (同IP报警, GPS) --------------------------------------------------------
+
+def record_presence(user, room_id: int, ip: str | None):
+    """Remember where a seated player connects from; warn about shared addresses."""
+    from accounts.models import SeenIP
+
+    if not ip:
+        return
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        seat = room.seats.filter(user=user).first()
+        if seat is None:
+            return
+        SeenIP.objects.update_or_create(user=user, ip=ip)
+        if seat.ip != ip:
+            seat.ip = ip
+            seat.save(update_fields=["ip"])
+            _bump(room)
+        _check_same_ip(room)
+
+
+def same_ip_groups(seats) -> list:
+    """Groups of 2+ seats sharing an address: [(ip, [positions])]."""
+    by_ip: dict = {}
+    for s in seats:
+        if s.ip:
+            by_ip.setdefault(s.ip, []).append(s.position)
+    return [(ip, sorted(ps)) for ip, ps in sorted(by_ip.items()) if len(ps) > 1]
+
+
+def _check_same_ip(room):
+    seats = list(room.seats.select_related("user"))
+    for ip, positions in same_ip_groups(seats):
+        alert, created = Alert.objects.get_or_create(
+            room=room, kind=Alert.SAME_IP, detail=f"{ip}: " + ",".join(str(p) for p in positions),
+            defaults={"positions": positions})
+        if created:
+            alert.users.set([s.user for s in seats if s.position in positions])
+
+
+def set_location(user, room_id: int, latitude, longitude):
+    """A player shares their browser location (never required)."""
+    try:
+        lat, lon = float(latitude), float(longitude)
+    except (TypeError, ValueError):
+        raise ServiceError(_("位置格式不对")) from None
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        raise ServiceError(_("位置格式不对"))
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        seat = room.seats.filter(user=user).first()
+        if seat is None:
+            raise ServiceError(_("你不在这个房间"))
+        seat.latitude, seat.longitude, seat.located_at = lat, lon, timezone.now()
+        seat.save(update_fields=["latitude", "longitude", "located_at"])
+        _check_distances(room)
+        _bump(room)
+
+
+def distance_m(a, b) -> float:
+    """Great-circle distance in metres between two (lat, lon) points (haversine)."""
+    import math
+
+    lat1, lon1, lat2, lon2 = map(math.radians, (a[0], a[1], b[0], b[1]))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * 6_371_000 * math.asin(min(1.0, math.sqrt(h)))
+
+
+def seat_distances(seats) -> list:
+    """[(position a, position b, metres)] for every pair that shared a location."""
+    located = [s for s in seats if s.latitude is not None and s.longitude is not None]
+    out = []
+    for i, a in enumerate(located):
+        for b in located[i + 1:]:
+            out.append((a.position, b.position, distance_m((a.latitude, a.longitude), (b.latitude, b.longitude))))
+    return out
+
+
+def _check_distances(room):
+    from accounts.models import SiteSettings
+
+    limit = SiteSettings.current().near_meters
+    seats = list(room.seats.select_related("user"))
+    by_pos = {s.position: s for s in seats}
+    for a, b, metres in seat_distances(seats):
+        if metres < limit:
+            alert, created = Alert.objects.get_or_create(
+                room=room, kind=Alert.NEAR, detail=f"{a},{b} < {limit} m", defaults={"positions": [a, b]})
+            if created:
+                alert.users.set([by_pos[a].user, by_pos[b].user])
