@@ -19,6 +19,7 @@ class Profile(models.Model):
     class Meta:
         verbose_name = _("个人资料")
         verbose_name_plural = _("个人资料")
+        permissions = [("freeze_user", _("可以冻结和解冻账号"))]
 
     def __str__(self):
         return self.nickname or self.user.get_username()
@@ -71,6 +72,7 @@ class Wallet(models.Model):
     class Meta:
         verbose_name = _("金豆钱包")
         verbose_name_plural = _("金豆钱包")
+        permissions = [("adjust_beans", _("可以调整金豆（客服不超过单次上限）"))]
         constraints = [models.CheckConstraint(condition=models.Q(balance__gte=0), name="balance_never_negative")]
 
     def __str__(self):

@@ -43,6 +43,7 @@ class Room(models.Model):
     class Meta:
         verbose_name = _("房间")
         verbose_name_plural = _("房间")
+        permissions = [("dissolve_room", _("可以强制解散房间"))]
 
     def __str__(self):
         return f"#{self.pk} {self.get_variant_display()}"
