@@ -17,3 +17,5 @@ class AccountsConfig(AppConfig):
                 grant_start(instance)  # 新用户赠送: the first ledger row of every wallet
 
         post_save.connect(starting_grant, sender=get_user_model(), dispatch_uid="accounts.starting_grant")
+
+        from . import throttle  # noqa: F401  (counts failed logins: user_login_failed)

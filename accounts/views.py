@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render, resolve_url
 from django.urls import reverse_lazy
@@ -21,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts import beans as bean_service
 from accounts.forms import SignUpForm
 from accounts.models import LedgerEntry, SiteSettings
+from accounts.throttle import ThrottledAuthenticationForm
 
 
 def _next_url(request):
@@ -52,8 +54,17 @@ def signup(request):
 
 
 class LoginView(auth_views.LoginView):
+    """Too many failed logins for a username or from an address: refused for a while (429)."""
+
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
+    form_class = ThrottledAuthenticationForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "throttled"):
+            response.status_code = 429
+        return response
 
 
 class LogoutView(auth_views.LogoutView):

@@ -90,6 +90,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# The first backend only refuses usernames/addresses locked by too many failed logins
+# (accounts/throttle.py); the second checks the password.
+AUTHENTICATION_BACKENDS = [
+    "accounts.throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:lobby"
 LOGOUT_REDIRECT_URL = "games:home"
@@ -135,6 +141,32 @@ def channel_layers_for(kind, redis_url):
 
 CHANNEL_LAYERS = channel_layers_for(CHANNEL_LAYER, REDIS_URL)
 
+# --- cache (login throttling) ----------------------------------------------------------------
+# CACHE_URL unset: per-process memory (tests, one process). redis://host:port/db, or just "redis"
+# (REDIS_URL's server, db 3): shared by every process -- use it when several processes serve.
+CACHE_URL = env_str("CACHE_URL", "")
+
+
+def caches_for(url, redis_url):
+    if not url or url.startswith("locmem"):
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mahjong"}}
+    if url == "redis":
+        url = redis_url_with_db(redis_url, 3)
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                            "KEY_PREFIX": "mahjong"}}
+    raise ImproperlyConfigured(f"CACHE_URL={url!r}: use redis://..., 'redis' or leave it unset (memory)")
+
+
+CACHES = caches_for(CACHE_URL, REDIS_URL)
+
+# --- client addresses (same-IP alerts, login throttling) ------------------------------------------
+# 0: the peer address of the connection; X-Forwarded-For is ignored (a client could forge it).
+# N > 0: behind N proxies that each append to X-Forwarded-For: the address N entries from the right.
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
+if TRUSTED_PROXY_HOPS < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_HOPS must be 0 or more")
+
 # Test-only: a fixed base makes every wall and the first dealer deterministic (seeded e2e tests).
 GAME_SEED_BASE = env_str("GAME_SEED_BASE", "")
 
@@ -162,8 +194,9 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
-    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    # Secure by default (`check --deploy` is clean); set 0 when some subdomain is not HTTPS-only.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
     X_FRAME_OPTIONS = "DENY"

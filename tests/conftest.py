@@ -22,3 +22,15 @@ if "CELERY_TASK_ALWAYS_EAGER" not in os.environ:
     from mahjong_site.celery import app as _celery_app
 
     _celery_app.conf.task_always_eager = True
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """The cache (login throttling counts) is per process: start every test with it empty."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
