@@ -324,9 +324,11 @@ def test_admin_edits_the_one_settings_row_but_cannot_add_or_delete(admin_client)
     assert response.status_code == 302 and response["Location"] == "/admin/accounts/sitesettings/1/change/"
     assert admin_client.get("/admin/accounts/sitesettings/add/").status_code == 403
     assert admin_client.get("/admin/accounts/sitesettings/1/delete/").status_code == 403
-    response = admin_client.post("/admin/accounts/sitesettings/1/change/", {
-        "hand_limit": "500000", "day_limit": "2000000", "starting_grant": "50000", "relief_amount": "10000",
-        "relief_threshold": "2000"})
+    form = admin_client.get("/admin/accounts/sitesettings/1/change/").context["adminform"].form
+    data = {name: form[name].value() for name in form.fields}  # every setting as shown, then the beans ones
+    data.update({"hand_limit": "500000", "day_limit": "2000000", "starting_grant": "50000", "relief_amount": "10000",
+                 "relief_threshold": "2000"})
+    response = admin_client.post("/admin/accounts/sitesettings/1/change/", data)
     assert response.status_code == 302
     s = SiteSettings.current()
     assert (s.hand_limit, s.day_limit, s.starting_grant, s.relief_amount, s.relief_threshold) == (
