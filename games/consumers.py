@@ -18,16 +18,22 @@ a HEADERS key, which is ignored):
     {"action": "new_invite"} / {"action": "revoke_invite"}
     {"action": "dissolve", "agree": true | false}
     {"action": "auto_off"} / {"action": "auto_on"}          托管 off (take back control) / on
+    {"action": "location", "lat": 31.2, "lon": 121.5}       the player shares their location (consent)
 
 Hand actions may also carry "h" (the hand id the player saw); a different hand is stale.
 Anything wrong (bad JSON, unknown action, wrong types, stale version, illegal move, not your
-turn, too many messages) gets an error toast on this socket only, and changes nothing.
+turn, too many messages) gets an error toast on this socket only, and changes nothing. So does
+every message of a frozen account: its socket still connects (to watch) but cannot act.
+
+On connect the client address (mahjong_site.client_ip: the peer, or X-Forwarded-For only behind
+TRUSTED_PROXY_HOPS trusted proxies) is recorded for the same-IP warning (services.record_presence).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
@@ -41,12 +47,13 @@ from django.utils.translation import gettext_noop
 
 from games import services, table
 from games.models import Hand, Room
+from mahjong_site.client_ip import scope_ip
 
 log = logging.getLogger(__name__)
 
 HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong")
 ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
-                "auto_on")
+                "auto_on", "location")
 MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
 RATE_PER_SECOND = 20  # messages per second per socket (token bucket, burst of the same size)
 
@@ -100,6 +107,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.joined = True
         await database_sync_to_async(services.set_connected)(self.user, self.room_id, 1)
         self.counted = True
+        try:
+            await database_sync_to_async(services.record_presence)(self.user, self.room_id, scope_ip(self.scope))
+        except Exception:  # the warning is a help for the players; never refuse the socket for it
+            log.exception("record_presence failed for room %s", self.room_id)
         await self.send_view(full=True)
 
     async def disconnect(self, code):
@@ -126,7 +137,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             content = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deep
             await self.send_error(_("消息格式不对"))
             return
         await self.receive_json(content)
@@ -216,13 +227,31 @@ def _base_url(scope) -> str:
 
 
 def _version(value):
+    """A non-negative integer from an int or a string of digits (htmx sends hx-vals as JSON, forms as text)."""
     if isinstance(value, bool):
         raise BadMessage(_("消息格式不对"))
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 18:
+            return int(text)
     raise BadMessage(_("消息格式不对"))
+
+
+def _coordinate(value, limit):
+    """A latitude (limit 90) or longitude (limit 180) as sent by the page: a number or a numeric string."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise BadMessage(_("位置格式不对"))
+    if isinstance(value, str) and len(value) > 40:
+        raise BadMessage(_("位置格式不对"))
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        raise BadMessage(_("位置格式不对")) from None
+    if not math.isfinite(number) or not -limit <= number <= limit:
+        raise BadMessage(_("位置格式不对"))
+    return number
 
 
 def _flag(value, default: bool) -> bool:
@@ -266,6 +295,8 @@ def _perform(room_id, user, content):
     action = content.get("action")
     if not isinstance(action, str) or action not in HAND_ACTIONS + ROOM_ACTIONS:
         raise BadMessage(_("未知的操作"))
+    if services.is_frozen(user):  # watching only
+        raise BadMessage(_("你的账号已被冻结，只能观看，不能操作"))
     if action in HAND_ACTIONS:
         return _play(room_id, user, action, content)
     if action == "ready":
@@ -273,12 +304,7 @@ def _perform(room_id, user, content):
     elif action == "leave":
         services.leave_room(user, room_id)
     elif action == "remove":
-        position = content.get("position")
-        if isinstance(position, str) and position.strip().isdigit():
-            position = int(position)
-        if isinstance(position, bool) or not isinstance(position, int):
-            raise BadMessage(_("消息格式不对"))
-        services.remove_player(user, room_id, position)
+        services.remove_player(user, room_id, _version(content.get("position")))
     elif action == "close":
         services.close_room(user, room_id)
     elif action == "new_invite":
@@ -289,6 +315,8 @@ def _perform(room_id, user, content):
         services.vote_dissolve(user, room_id, _flag(content.get("agree"), True))
     elif action in ("auto_off", "auto_on"):
         services.set_auto_play(user, room_id, action == "auto_on")
+    elif action == "location":
+        services.set_location(user, room_id, _coordinate(content.get("lat"), 90), _coordinate(content.get("lon"), 180))
     return None
 
 

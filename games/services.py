@@ -500,6 +500,8 @@ def set_auto_play(user, room_id: int, on: bool):
         seat = room.seats.filter(user=user).first()
         if seat is None:
             raise ServiceError(_("你不在这个房间"))
+        if not on and is_frozen(user):
+            raise ServiceError(_("你的账号已被冻结，由系统托管出牌"))
         seat.auto_play = on
         seat.timeouts = 0
         seat.save(update_fields=["auto_play", "timeouts"])
@@ -559,11 +561,12 @@ def vote_dissolve(user, room_id: int, agree: bool = True, now=None):
 # --- customer service (every staff action is audited) -----------------------------------
 
 def is_frozen(user) -> bool:
-    profile = getattr(user, "profile", None)
-    try:
-        return bool(profile and profile.frozen)
-    except Exception:
+    """Read fresh from the database: a socket's user object lives as long as the socket."""
+    from accounts.models import Profile
+
+    if user is None or not getattr(user, "pk", None):
         return False
+    return Profile.objects.filter(user_id=user.pk, frozen=True).exists()
 
 
 def set_frozen(staff, user, frozen: bool, reason: str):
@@ -654,11 +657,15 @@ def _check_same_ip(room):
 
 def set_location(user, room_id: int, latitude, longitude):
     """A player shares their browser location (never required)."""
+    import math
+
+    if isinstance(latitude, bool) or isinstance(longitude, bool):
+        raise ServiceError(_("位置格式不对"))
     try:
         lat, lon = float(latitude), float(longitude)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ServiceError(_("位置格式不对")) from None
-    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+    if not (math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90 and -180 <= lon <= 180):
         raise ServiceError(_("位置格式不对"))
     with transaction.atomic():
         room = _locked_room(room_id)

@@ -30,7 +30,7 @@ from games.models import Game, Hand, HandEvent, Room
 WAITING, PLAYING, RESULT, FINISHED, DISSOLVED = "waiting", "playing", "result", "finished", "dissolved"
 
 # Fragments of templates/games/room.html, in page order; each is one element with this id.
-FRAGMENTS = ("status", "seats", "invite-box", "table", "hand", "actions", "result")
+FRAGMENTS = ("status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result")
 TEMPLATE = "games/room.html"
 INVITE_PARTIAL = "games/_invite.html"
 
@@ -267,8 +267,9 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         info = {"position": p, "empty": s is None, "me": p == me, "rel": relative_label(d, n), "d": d,
                 "side": side_of(d, n),
                 "name": names.get(p, ""), "host": s is not None and s.user_id == room.host_id,
-                "ready": bool(s and s.ready), "online": bool(s and s.online), "auto": bool(s and s.auto_play),
-                "wind": "", "dealer": False, "total": None}
+                "ready": bool(s and s.ready), "online": bool(s and s.online),
+                "frozen": bool(s and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
+        info["auto"] = bool(s and s.auto_play) or info["frozen"]  # a frozen account's seat is on 托管
         if view is not None:
             vp = view["players"][p]
             info.update(wind=vp["wind"], dealer=vp["dealer"])
@@ -297,6 +298,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "voted": me in room.dissolve_votes,
             "deadline": epoch_ms(started + services.DISSOLVE_WINDOW),
         }
+
+    ctx.update(_safety_context(seat_rows, seats, mine, phase))
 
     if phase == WAITING:
         ctx["invite_partial"] = has_invite_partial()
@@ -332,6 +335,45 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         ranking = sorted((s for s in seats if s["total"] is not None), key=lambda s: (-s["total"], s["position"]))
         ctx["summary"] = ranking
     return ctx
+
+
+def _frozen(user) -> bool:
+    try:
+        return bool(user.profile.frozen)
+    except ObjectDoesNotExist:
+        return False
+
+
+def format_distance(metres: float) -> str:
+    if metres < 1000:
+        return f"{round(metres)} m"
+    if metres < 100_000:
+        return f"{metres / 1000:.1f} km"
+    return f"{round(metres / 1000)} km"
+
+
+def _safety_context(seat_rows, seats, mine, phase) -> dict:
+    """Anti-collusion warnings for every seated player: seats sharing an IP address (never the
+    address itself), distances between seats that shared their location, pairs nearer than
+    SiteSettings.near_meters; and my own frozen / location state."""
+    label = {s["position"]: f"{s['wind']} {s['name']}" if s["wind"] else s["name"] for s in seats}
+    sep = pgettext("list separator", "、")
+    same_ip = [sep.join(label[p] for p in positions) for _ip, positions in services.same_ip_groups(seat_rows)]
+    distances, near, near_meters = [], [], None
+    pairs = services.seat_distances(seat_rows)
+    if pairs:
+        from accounts.models import SiteSettings
+
+        near_meters = SiteSettings.current().near_meters
+        for a, b, metres in pairs:
+            distances.append({"a": label[a], "b": label[b], "text": format_distance(metres)})
+            if metres < near_meters:
+                near.append(sep.join((label[a], label[b])))
+    return {
+        "same_ip": same_ip, "distances": distances, "near": near, "near_meters": near_meters,
+        "frozen": _frozen(mine.user), "located": mine.latitude is not None,
+        "can_locate": phase not in (FINISHED, DISSOLVED),
+    }
 
 
 def _result_context(view, seats, room, hand):

@@ -27,7 +27,7 @@ from games.engine.tiles import face_name
 from games.models import Hand, Room, Seat
 
 TIMEOUT = 10
-FRAGMENT_IDS = ("clock", "toast", "status", "seats", "invite-box", "table", "hand", "actions", "result")
+FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result")
 _SPLIT = re.compile(r'(?=<(?:section|div) id="(?:%s)")' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
 _ID = re.compile(r'^<(?:section|div) id="([^"]+)"')
 TILE = re.compile(r'data-tile="([^"]+)"')
@@ -132,14 +132,21 @@ class Player:
         return ws_values(self.page.get("hand", "") + self.page.get("actions", ""))
 
 
-async def connect(room_id, user, position=None, lang="zh", expect=True):
+async def connect(room_id, user, position=None, lang="zh", expect=True, client=None, origin="http://testserver",
+                  headers=()):
+    """A socket of `user` to the room. client = the peer address (scope["client"]); origin=None sends
+    no Origin header; extra `headers` as (bytes, bytes) pairs (e.g. X-Forwarded-For)."""
     from mahjong_site.asgi import application
 
-    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    headers = [(b"host", b"testserver"), *headers]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
     if user is not None:
         cookie = await db(session_cookie, user)
         headers.append((b"cookie", f"sessionid={cookie}".encode()))
     comm = WebsocketCommunicator(application, f"/ws/room/{room_id}/?lang={lang}", headers=headers)
+    if client is not None:
+        comm.scope["client"] = (client, 50000)  # read when the application starts, on connect
     connected, _code = await comm.connect(timeout=TIMEOUT)
     if not expect:
         return comm, connected

@@ -67,6 +67,48 @@
     if (r) r.classList.remove("sending");
   });
 
+  // 共享位置 (consent, never required): ask the browser, then send {"action": "location", lat, lon}
+  // through the hidden #geo-send element (ws-send, triggered by "mj-located").
+  function localToast(text) {
+    var toast = document.getElementById("toast");
+    if (!toast || !text) return;
+    var span = document.createElement("span");
+    span.setAttribute("data-toast", String(Date.now()));
+    span.textContent = text;
+    toast.textContent = "";
+    toast.appendChild(span);
+    toast.className = "toast show error";
+    clearSoon();
+  }
+  var located = null;
+  document.addEventListener("click", function (event) {
+    var button = event.target && event.target.closest && event.target.closest("[data-share-location]");
+    if (!button) return;
+    if (!navigator.geolocation) { localToast(button.getAttribute("data-unsupported")); return; }
+    button.disabled = true;
+    navigator.geolocation.getCurrentPosition(function (pos) {
+      button.disabled = false;
+      located = { lat: pos.coords.latitude, lon: pos.coords.longitude };
+      var sender = document.getElementById("geo-send");
+      if (sender && window.htmx) window.htmx.trigger(sender, "mj-located");
+    }, function () {
+      button.disabled = false;
+      localToast(button.getAttribute("data-denied"));
+    }, { enableHighAccuracy: false, timeout: 15000, maximumAge: 60000 });
+  });
+  document.addEventListener("htmx:wsConfigSend", function (event) {
+    if (!event.target || event.target.id !== "geo-send") return;
+    if (!located) {
+      event.preventDefault();
+      var r = room();
+      if (r) r.classList.remove("sending");
+      return;
+    }
+    event.detail.parameters.lat = located.lat;
+    event.detail.parameters.lon = located.lon;
+    located = null;
+  });
+
   document.addEventListener("DOMContentLoaded", function () { syncClock(); tick(); });
   setInterval(tick, 250);
 })();
