@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import history_views, lobby_views, replay_views, room_views, views
+from games import history_views, lobby_views, replay_views, room_views, verify_views, views
 
 app_name = "games"
 
@@ -14,6 +14,7 @@ urlpatterns = [
     path("room/<int:room_id>/invite.svg", lobby_views.invite_svg, name="invite_svg"),
     path("replay/<str:token>.json", replay_views.replay_json, name="replay_json"),
     path("replay/<str:token>/", replay_views.replay, name="replay"),
+    path("verify/", verify_views.verify, name="verify"),
     path("history/", history_views.history, name="history"),
     path("history/<int:game_id>/", history_views.history_game, name="history_game"),
     path("history/<int:game_id>/hand/<int:number>/replay/", history_views.hand_replay, name="hand_replay"),
