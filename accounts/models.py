@@ -103,6 +103,9 @@ class LedgerEntry(models.Model):
         ordering = ["-id"]
         indexes = [models.Index(fields=["wallet", "day", "reason"])]
 
+    def __str__(self):
+        return f"{self.amount:+d} ({self.get_reason_display()})"
+
 
 class HandSettlement(models.Model):
     """A hand's bean settlement, written once (unique hand) with its ledger rows."""
@@ -117,6 +120,9 @@ class HandSettlement(models.Model):
     class Meta:
         verbose_name = _("对局结算")
         verbose_name_plural = _("对局结算")
+
+    def __str__(self):
+        return _("第 %(id)s 号局的结算") % {"id": self.hand_id}
 
     @property
     def was_cut(self):
@@ -136,6 +142,9 @@ class SeenIP(models.Model):
         verbose_name_plural = _("登录 IP")
         constraints = [models.UniqueConstraint(fields=["user", "ip"], name="one_row_per_user_ip")]
 
+    def __str__(self):
+        return self.ip
+
 
 class AuditLog(models.Model):
     """Every staff action, append-only: never edited or deleted, readable in the admin."""
@@ -150,3 +159,6 @@ class AuditLog(models.Model):
         verbose_name = _("操作日志")
         verbose_name_plural = _("操作日志")
         ordering = ["-id"]
+
+    def __str__(self):
+        return f"{self.action} {self.target}"

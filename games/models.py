@@ -71,11 +71,16 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("座位")
+        verbose_name_plural = _("座位")
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["room", "position"], name="one_player_per_position"),
             models.UniqueConstraint(fields=["room", "user"], name="one_seat_per_user"),
         ]
+
+    def __str__(self):
+        return _("房间 #%(room)s 座位 %(p)s") % {"room": self.room_id, "p": self.position}
 
     @property
     def online(self):
@@ -93,6 +98,13 @@ class Game(models.Model):
     totals = models.JSONField(default=list)  # net 胡 per position over the game
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("牌局")
+        verbose_name_plural = _("牌局")
+
+    def __str__(self):
+        return _("房间 #%(room)s 的牌局") % {"room": self.room_id}
 
     def is_over(self):
         room = self.room
@@ -125,8 +137,13 @@ class Hand(models.Model):
         return commitment(self.seed, self.salt)
 
     class Meta:
+        verbose_name = _("对局")
+        verbose_name_plural = _("对局")
         constraints = [models.UniqueConstraint(fields=["game", "number"], name="one_hand_number_per_game")]
         indexes = [models.Index(fields=["status", "deadline"])]
+
+    def __str__(self):
+        return _("第 %(n)s 局（#%(id)s）") % {"n": self.number, "id": self.pk}
 
 
 class HandEvent(models.Model):
@@ -140,8 +157,13 @@ class HandEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("操作记录")
+        verbose_name_plural = _("操作记录")
         ordering = ["seq"]
         constraints = [models.UniqueConstraint(fields=["hand", "seq"], name="one_event_per_seq")]
+
+    def __str__(self):
+        return f"#{self.hand_id}/{self.seq}"
 
 
 class Replay(models.Model):
