@@ -36,6 +36,8 @@ def record_of(hand: Hand) -> dict:
         "room": hand.game.room_id,
         "hand": hand.number,
         "seed": hand.seed,
+        "salt": hand.salt,  # revealed after the hand: opens the commitment shown at its start
+        "commitment": hand.commitment,
         "dealer": hand.dealer,
         "indicator": None,
         "players": _players(hand),
