@@ -183,6 +183,9 @@ class Replay(models.Model):
         verbose_name = _("回放")
         verbose_name_plural = _("回放")
 
+    def __str__(self):
+        return _("第 %(id)s 号局的回放") % {"id": self.hand_id}
+
 
 class Alert(models.Model):
     """A possible collusion (同IP / GPS too close) for customer service to look at."""
@@ -206,3 +209,6 @@ class Alert(models.Model):
         verbose_name_plural = _("防作弊警报")
         ordering = ["-created_at"]
         constraints = [models.UniqueConstraint(fields=["room", "kind", "detail"], name="one_alert_per_finding")]
+
+    def __str__(self):
+        return f"#{self.pk} {self.get_kind_display()} · {self.detail}"
