@@ -50,6 +50,45 @@ def changelist_url(model, **params):
     return f"{url}?{urlencode(params)}" if params else url
 
 
+def column(name, label, *, boolean=False, fmt=None):
+    """A read-only column or field showing the model field `name` under a Chinese label (the
+    models' older fields have no verbose names; labelling them here needs no migration)."""
+
+    def show(self, obj):
+        value = getattr(obj, name)
+        return fmt(value) if fmt is not None and value is not None else value
+
+    return admin.display(description=label, boolean=boolean, ordering=name)(show)
+
+
+def as_json(value):
+    import json
+
+    return format_html("<code>{}</code>", json.dumps(value, ensure_ascii=False))
+
+
+def choice_filter(lookup, title, choices):
+    """A list filter on `lookup` with Chinese labels: choices is [(value, label)]."""
+
+    class ChoiceFilter(admin.SimpleListFilter):
+        parameter_name = lookup
+
+        def lookups(self, request, model_admin):
+            return list(choices)
+
+        def queryset(self, request, queryset):
+            return queryset.filter(**{lookup: self.value()}) if self.value() else queryset
+
+    ChoiceFilter.title = title
+    return ChoiceFilter
+
+
+class BeanDayFilter(admin.DateFieldListFilter):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.title = _("金豆日")
+
+
 class NumericIdSearchMixin:
     """A search term that is a whole number also finds the row with that id (exact)."""
 
@@ -160,7 +199,11 @@ class SiteSettingsAdmin(admin.ModelAdmin):
 
 @admin.register(Wallet)
 class WalletAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
-    list_display = ("user", "balance")
+    list_display = ("owner", "wallet_balance")
+    fields = ("owner", "wallet_balance")
+    readonly_fields = fields
+    owner = column("user", _("用户"))
+    wallet_balance = column("balance", _("余额（金豆）"))
     search_fields = ("user__username", "user__profile__nickname")
     id_search_fields = ("pk", "user__pk")
     list_select_related = ("user__profile",)
@@ -168,17 +211,46 @@ class WalletAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
 
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "wallet", "reason", "amount", "balance_after", "hand", "staff", "note")
-    list_filter = ("reason", "day")
+    list_display = ("time", "owner", "kind", "change", "after", "for_hand", "by_staff", "text")
+    list_filter = (choice_filter("reason", _("类型"), LedgerEntry.REASONS), ("day", BeanDayFilter))
     search_fields = ("wallet__user__username", "wallet__user__profile__nickname", "key", "note")
     list_select_related = ("wallet__user__profile", "staff", "hand")
     date_hierarchy = "created_at"
+    fields = ("time", "owner", "kind", "change", "after", "for_hand", "by_staff", "text", "bean_day", "idempotency_key")
+    readonly_fields = fields
+    time = column("created_at", _("时间"))
+    kind = column("reason", _("类型"), fmt=lambda r: dict(LedgerEntry.REASONS).get(r, r))
+    change = column("amount", _("数量"), fmt=lambda a: f"{a:+d}")
+    after = column("balance_after", _("余额"))
+    by_staff = column("staff", _("客服"))
+    text = column("note", _("备注"))
+    bean_day = column("day", _("金豆日"))
+    idempotency_key = column("key", _("幂等键"))
+
+    @admin.display(description=_("用户"), ordering="wallet__user__username")
+    def owner(self, entry):
+        return admin_link(entry.wallet.user, display_name(entry.wallet.user))
+
+    @admin.display(description=_("对局"), ordering="hand")
+    def for_hand(self, entry):
+        return admin_link(entry.hand) if entry.hand_id else "-"
 
 
 @admin.register(HandSettlement)
 class HandSettlementAdmin(ReadOnlyAdmin):
-    list_display = ("hand", "stake", "owed", "paid", "reasons", "cut", "created_at")
+    list_display = ("for_hand", "base", "owed_json", "paid_json", "reasons_json", "cut", "time")
     list_select_related = ("hand",)
+    fields = list_display
+    readonly_fields = fields
+    base = column("stake", _("底注"))
+    owed_json = column("owed", _("应付/应收（按规则）"), fmt=as_json)
+    paid_json = column("paid", _("实际"), fmt=as_json)
+    reasons_json = column("reasons", _("削减原因"), fmt=as_json)
+    time = column("created_at", _("时间"))
+
+    @admin.display(description=_("对局"), ordering="hand")
+    def for_hand(self, settlement):
+        return admin_link(settlement.hand)
 
     @admin.display(boolean=True, description=_("按上限削减"))
     def cut(self, obj):
@@ -211,15 +283,22 @@ def target_link(target: str):
     return format_html('<a href="{}">{}</a>', url, target)
 
 
+class StaffFilter(admin.RelatedOnlyFieldListFilter):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.title = _("客服")
+
+
 @admin.register(AuditLog)
 class AuditLogAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "staff", "action_label", "target_link", "detail")
-    list_filter = ("action", ("staff", admin.RelatedOnlyFieldListFilter))
+    list_display = ("created_at", "by_staff", "action_label", "target_link", "detail")
+    list_filter = (choice_filter("action", _("操作"), AUDIT_ACTIONS.items()), ("staff", StaffFilter))
     search_fields = ("target", "detail", "staff__username", "staff__profile__nickname")
     list_select_related = ("staff",)
     date_hierarchy = "created_at"
-    fields = ("created_at", "staff", "action_label", "target_link", "detail")
+    fields = ("created_at", "by_staff", "action_label", "target_link", "detail")
     readonly_fields = fields
+    by_staff = column("staff", _("客服"))
 
     @admin.display(description=_("操作"), ordering="action")
     def action_label(self, obj):
@@ -243,9 +322,12 @@ class ProfileInline(admin.StackedInline):
 
 class SeenIPInline(ReadOnlyInline, admin.TabularInline):
     model = SeenIP
-    fields = ("ip", "first_seen", "last_seen")
+    fields = ("address", "first", "last")
     readonly_fields = fields
     ordering = ("-last_seen",)
+    address = column("ip", "IP")
+    first = column("first_seen", _("首次"))
+    last = column("last_seen", _("最近"))
 
 
 def _day_sum(positive: bool):

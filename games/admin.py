@@ -9,12 +9,14 @@ and the actions show only who did what kind of move until the hand is over.
 
 from django.contrib import admin, messages
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _g
 from django.utils.translation import gettext_lazy as _
 
-from accounts.admin import NumericIdSearchMixin, ReadOnlyAdmin, ReadOnlyInline, admin_link, changelist_url
+from accounts.admin import (NumericIdSearchMixin, ReadOnlyAdmin, ReadOnlyInline, admin_link, as_json, changelist_url,
+                            choice_filter, column)
 from accounts.audit import record
 from accounts.models import LedgerEntry, display_name
 from accounts.staff_actions import ReasonForm, action_with_form
@@ -60,10 +62,16 @@ def user_link(user):
 
 class SeatInline(ReadOnlyInline, admin.TabularInline):
     model = Seat
-    fields = ("position", "player", "ip", "same_ip", "online_now", "auto_play", "ready", "timeouts", "location")
+    fields = ("seat_no", "player", "address", "same_ip", "online_now", "auto", "is_ready", "timeouts_in_a_row",
+              "location")
     readonly_fields = fields
     verbose_name = _("座位")
     verbose_name_plural = _("入座玩家")
+    seat_no = column("position", _("座位号"))
+    address = column("ip", "IP")
+    auto = column("auto_play", _("托管"), boolean=True)
+    is_ready = column("ready", _("已准备"), boolean=True)
+    timeouts_in_a_row = column("timeouts", _("连续超时"))
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("user__profile")
@@ -87,24 +95,31 @@ class SeatInline(ReadOnlyInline, admin.TabularInline):
     def location(self, seat):
         if seat.latitude is None or seat.longitude is None:
             return _g("未分享")
-        return f"{seat.latitude:.5f}, {seat.longitude:.5f}"
+        when = seat.located_at.astimezone(timezone.get_current_timezone()).strftime("%H:%M") if seat.located_at else ""
+        return f"{seat.latitude:.5f}, {seat.longitude:.5f} {when}".strip()
 
 
 @admin.register(Room)
 class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
-    list_display = ("id", "status", "host_name", "seated", "online", "stake", "length_label", "current_hand_link",
-                    "open_alerts", "created_at")
-    list_filter = ("status", "variant")
+    list_display = ("id", "room_status", "host_name", "seated", "online", "stake", "length_label",
+                    "current_hand_link", "open_alerts", "created")
+    list_filter = (choice_filter("status", _("状态"), Room.STATUS_CHOICES), "variant")
     search_fields = ("host__username", "host__profile__nickname", "seats__user__username",
                      "seats__user__profile__nickname", "^seats__ip")
     list_select_related = ("host__profile",)
     inlines = [SeatInline]
     actions = ["force_dissolve"]
-    fields = ("id", "status", "variant", "host_name", "players", "length_label", "stake", "min_balance",
-              "turn_seconds", "claim_seconds", "current_hand_link", "game_summary", "dissolve_votes",
-              "dissolve_started_at", "invite_revoked", "alerts_links", "version", "created_at")
+    fields = ("id", "room_status", "variant", "host_name", "players", "length_label", "stake", "min_balance",
+              "turn_seconds", "claim_seconds", "current_hand_link", "game_summary", "votes", "vote_started",
+              "revoked", "alerts_links", "room_version", "created")
     readonly_fields = fields
     ordering = ("-id",)
+    room_status = column("status", _("状态"), fmt=lambda v: dict(Room.STATUS_CHOICES).get(v, v))
+    votes = column("dissolve_votes", _("同意解散的座位"), fmt=lambda v: ", ".join(map(str, v)) or "-")
+    vote_started = column("dissolve_started_at", _("解散申请时间"))
+    revoked = column("invite_revoked", _("邀请链接已收回"), boolean=True)
+    room_version = column("version", _("版本"))
+    created = column("created_at", _("创建时间"))
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("seats")
@@ -188,10 +203,13 @@ class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
 
 class HandEventInline(ReadOnlyInline, admin.TabularInline):
     model = HandEvent
-    fields = ("seq", "action_text", "auto", "created_at", "engine_events")
+    fields = ("step", "action_text", "by_system", "time", "engine_events")
     readonly_fields = fields
     verbose_name = _("操作")
     verbose_name_plural = _("操作记录")
+    step = column("seq", _("步"))
+    by_system = column("auto", _("系统代打"), boolean=True)
+    time = column("created_at", _("时间"))
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("hand")
@@ -209,23 +227,32 @@ class HandEventInline(ReadOnlyInline, admin.TabularInline):
     def engine_events(self, event):
         if event.hand.status == Hand.PLAYING:
             return _g("（对局结束后显示）")
-        return format_html("<code>{}</code>", event.events)
+        return as_json(event.events)
 
 
 @admin.register(Hand)
 class HandAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
-    list_display = ("id", "room_link", "number", "status_label", "dealer", "version", "started_at", "ended_at",
+    list_display = ("id", "room_link", "hand_number", "status_label", "dealer_seat", "steps", "started", "ended",
                     "cut", "replay_status")
-    list_filter = ("status", "replay__status")
+    list_filter = (choice_filter("status", _("状态"), HAND_STATUSES.items()),
+                   choice_filter("replay__status", _("回放验证"), REPLAY_STATUSES.items()))
     search_fields = ("game__room__seats__user__username", "game__room__seats__user__profile__nickname")
     id_search_fields = ("pk", "game__room__pk")
     list_select_related = ("game__room", "replay", "settlement")
     inlines = [HandEventInline]
-    fields = ("room_link", "number", "status_label", "dealer", "version", "started_at", "ended_at", "deadline",
-              "commitment", "options", "result", "settlement_table", "ledger_rows", "replay_link", "replay_status",
-              "replay_problem")
+    fields = ("room_link", "hand_number", "status_label", "dealer_seat", "steps", "started", "ended", "timeout_at",
+              "commitment", "hand_options", "hand_result", "settlement_table", "ledger_rows", "replay_link",
+              "replay_status", "replay_problem")
     readonly_fields = fields
     ordering = ("-id",)
+    hand_number = column("number", _("局号"))
+    dealer_seat = column("dealer", _("庄家座位"))
+    steps = column("version", _("步数"))
+    started = column("started_at", _("开始"))
+    ended = column("ended_at", _("结束"))
+    timeout_at = column("deadline", _("超时时间"))
+    hand_options = column("options", _("选项"), fmt=as_json)
+    hand_result = column("result", _("结果"), fmt=as_json)
 
     @admin.display(description=_("房间"), ordering="game__room")
     def room_link(self, hand):
@@ -303,12 +330,14 @@ class HandAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
 
 @admin.register(Replay)
 class ReplayAdmin(ReadOnlyAdmin):
-    list_display = ("id", "hand_link", "status_label", "problem_short", "viewer", "built_at")
-    list_filter = ("status",)
+    list_display = ("id", "hand_link", "status_label", "problem_short", "viewer", "built")
+    list_filter = (choice_filter("status", _("验证"), REPLAY_STATUSES.items()),)
     search_fields = ("=token", "problem")
     list_select_related = ("hand__game__room",)
-    fields = ("hand_link", "status_label", "problem", "viewer", "built_at")
+    fields = ("hand_link", "status_label", "problem_text", "viewer", "built")
     readonly_fields = fields
+    problem_text = column("problem", _("不一致之处"))
+    built = column("built_at", _("生成时间"))
 
     @admin.display(description=_("对局"))
     def hand_link(self, replay):
