@@ -13,6 +13,7 @@ Roles: accounts/roles.py (the 客服 group).
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import display_for_value
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.db.models import BigIntegerField, F, OuterRef, Q, Subquery, Sum, Value
@@ -56,7 +57,12 @@ def column(name, label, *, boolean=False, fmt=None):
 
     def show(self, obj):
         value = getattr(obj, name)
-        return fmt(value) if fmt is not None and value is not None else value
+        if boolean:
+            return value
+        if fmt is not None and value is not None:
+            return fmt(value)
+        # the change page shows a method's value as it is: format dates, numbers and "-" here
+        return display_for_value(value, "-")
 
     return admin.display(description=label, boolean=boolean, ordering=name)(show)
 
@@ -157,16 +163,17 @@ class SiteSettingsForm(forms.ModelForm):
 class SiteSettingsAdmin(admin.ModelAdmin):
     form = SiteSettingsForm
     list_display = ("__str__", "hand_limit", "day_limit", "starting_grant", "relief_amount", "relief_threshold",
-                    "cs_adjust_ceiling", "updated_at")
+                    "cs_adjust_ceiling", "last_updated")
     fieldsets = (
         (_("金豆上限"), {"fields": ("hand_limit", "day_limit")}),
         (_("赠送"), {"fields": ("starting_grant", "relief_amount", "relief_threshold")}),
         (_("客服"), {"fields": ("cs_adjust_ceiling",)}),
         (_("防作弊"), {"fields": ("near_meters",)}),
         (_("新房间默认时间"), {"fields": ("default_turn_seconds", "default_claim_seconds")}),
-        (None, {"fields": ("updated_at",)}),
+        (None, {"fields": ("last_updated",)}),
     )
-    readonly_fields = ("updated_at",)
+    readonly_fields = ("last_updated",)
+    last_updated = column("updated_at", _("最后修改"))
 
     def has_add_permission(self, request):
         return False  # the single row (pk=1) is made on first use
