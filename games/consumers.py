@@ -243,7 +243,7 @@ def _coordinate(value, limit):
     """A latitude (limit 90) or longitude (limit 180) as sent by the page: a number or a numeric string."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise BadMessage(_("位置格式不对"))
-    if isinstance(value, str) and len(value) > 40:
+    if isinstance(value, str) and (len(value) > 40 or not value.isascii()):  # float() would take "９"
         raise BadMessage(_("位置格式不对"))
     try:
         number = float(value)
