@@ -396,17 +396,18 @@ def test_force_dissolve_voids_the_hand_and_moves_no_beans(staff_client, staff, p
 def test_hand_page_hides_tiles_while_playing_and_shows_everything_after(staff_client, player, other):
     room, hand = _playing_room(player, other)
     HandEvent.objects.create(hand=hand, seq=hand.version + 1, action={"kind": "discard", "seat": 0, "tile": "7p"},
-                             events=[{"type": "draw", "tile": "3s"}])
+                             events=[{"type": "draw", "tile": "3s", "marker": "drawn-tile-marker"}])
     page = _text(staff_client.get(f"{HANDS}{hand.pk}/change/"))
-    assert hand.commitment in page
-    assert "7p" not in page and "3s" not in page and str(hand.seed) not in page and hand.salt not in page
+    assert hand.commitment in page and "座位 0：discard" in page
+    assert "discard 7p" not in page and "drawn-tile-marker" not in page
+    assert str(hand.seed) not in page and hand.salt not in page
     Hand.objects.filter(pk=hand.pk).update(status=Hand.ENDED)
     hand.refresh_from_db()
     beans.settle_hand(hand, [{"from": 1, "to": 0, "amount": 5000}], {0: player, 1: other}, 100, [0, 1])
     Replay.objects.create(hand=hand, status=Replay.MISMATCH, problem="第 3 步结果不同")
     replay = Replay.objects.get(hand=hand)
     page = _text(staff_client.get(f"{HANDS}{hand.pk}/change/"))
-    assert "7p" in page and "3s" in page
+    assert "discard 7p" in page and "drawn-tile-marker" in page
     assert f"/replay/{replay.token}/" in page and "不一致" in page and "第 3 步结果不同" in page
     assert "余额不足" in page and "按上限削减过" in page  # 500,000 owed, cut to the loser's 100,000
     listing = staff_client.get(HANDS, {"replay__status": Replay.MISMATCH})
