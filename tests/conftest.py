@@ -34,3 +34,17 @@ def _empty_cache():
 
     cache.clear()
     yield
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    """Each test gets its own channel layer object: a Redis layer's connections and locks
+    belong to the event loop that made them, and every async test runs its own loop."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
