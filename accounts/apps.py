@@ -18,4 +18,17 @@ class AccountsConfig(AppConfig):
 
         post_save.connect(starting_grant, sender=get_user_model(), dispatch_uid="accounts.starting_grant")
 
+        from django.contrib.auth.signals import user_logged_in
+
+        def remember_login_ip(sender, request, user, **kwargs):
+            from mahjong_site.client_ip import request_ip
+
+            from .models import SeenIP
+
+            ip = request_ip(request) if request is not None else None
+            if ip:
+                SeenIP.objects.update_or_create(user=user, ip=ip)  # for customer service searches
+
+        user_logged_in.connect(remember_login_ip, dispatch_uid="accounts.remember_login_ip")
+
         from . import throttle  # noqa: F401  (counts failed logins: user_login_failed)

@@ -171,3 +171,11 @@ def test_pages_in_english(client):
     assert "Sign up" in html and "Nickname" in html and "注册" not in html
     html = client.get(LOGIN).content.decode()
     assert "Log in" in html
+
+
+def test_login_remembers_the_address_for_customer_service(client, django_user_model):
+    from accounts.models import SeenIP
+
+    user = django_user_model.objects.create_user("seenip", password="a-long-pass-1234")
+    client.post("/accounts/login/", {"username": "seenip", "password": "a-long-pass-1234"}, REMOTE_ADDR="203.0.113.9")
+    assert SeenIP.objects.filter(user=user, ip="203.0.113.9").exists()
