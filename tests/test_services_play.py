@@ -52,6 +52,27 @@ def _start(room):
     return Hand.objects.get(game__room=room, number=1)
 
 
+def _play_to_the_end(hand, users, rng):
+    """Random legal moves (wins always taken) through services.play until the hand ends."""
+    for _ in range(1000):
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            return
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        acts = engine.legal_actions(state, p)
+        wins = [a for a in acts if a.kind == "win"]
+        a = wins[0] if wins else rng.choice(acts)
+        cmd = {"action": a.kind}
+        if a.tile is not None and a.kind in ("discard", "ckong", "akong"):
+            cmd["tile"] = engine.face_name(a.tile)
+        if a.tiles:
+            cmd["tiles"] = [engine.face_name(t) for t in a.tiles]
+        out = services.play(hand.pk, users[p], cmd, hand.version)
+        assert out.ok, out.error
+    hand.refresh_from_db()
+
+
 def test_seats_fill_in_order_and_a_full_room_refuses(full_room, outsider):
     assert sorted(Seat.objects.filter(room=full_room).values_list("position", flat=True)) == [0, 1, 2, 3]
     with pytest.raises(services.ServiceError):
@@ -83,25 +104,7 @@ def test_hand_starts_when_all_are_ready(full_room):
 
 def test_a_whole_hand_through_services(full_room):
     hand = _start(full_room)
-    users = _users_by_position(full_room)
-    rng = random.Random(3)
-    for _ in range(1000):
-        hand.refresh_from_db()
-        if hand.status != Hand.PLAYING:
-            break
-        state = services.hand_state(hand)
-        p = engine.waiting_player(state)[0]
-        acts = engine.legal_actions(state, p)
-        wins = [a for a in acts if a.kind == "win"]
-        a = wins[0] if wins else rng.choice(acts)
-        cmd = {"action": a.kind}
-        if a.tile is not None and a.kind in ("discard", "ckong", "akong"):
-            cmd["tile"] = engine.face_name(a.tile)
-        if a.tiles:
-            cmd["tiles"] = [engine.face_name(t) for t in a.tiles]
-        out = services.play(hand.pk, users[p], cmd, hand.version)
-        assert out.ok, out.error
-    hand.refresh_from_db()
+    _play_to_the_end(hand, _users_by_position(full_room), random.Random(3))
     assert hand.status == Hand.ENDED
     assert HandEvent.objects.filter(hand=hand).count() == hand.version
     assert hand.result is not None and abs(sum(hand.result["net"])) < 1e-9
@@ -174,20 +177,7 @@ def test_finished_hand_gets_a_verified_replay_and_tampering_is_caught(full_room)
     from games.models import Replay
 
     hand = _start(full_room)
-    users = _users_by_position(full_room)
-    rng = random.Random(11)
-    while True:
-        hand.refresh_from_db()
-        if hand.status != Hand.PLAYING:
-            break
-        state = services.hand_state(hand)
-        p = engine.waiting_player(state)[0]
-        acts = engine.legal_actions(state, p)
-        wins = [a for a in acts if a.kind == "win"]
-        a = wins[0] if wins else rng.choice(acts)
-        cmd = {"action": a.kind, **({"tile": engine.face_name(a.tile)} if a.tile is not None and a.kind in ("discard", "ckong", "akong") else {}),
-               **({"tiles": [engine.face_name(t) for t in a.tiles]} if a.tiles else {})}
-        assert services.play(hand.pk, users[p], cmd, hand.version).ok
+    _play_to_the_end(hand, _users_by_position(full_room), random.Random(11))
     replay = replays.build(hand.pk)
     assert replay.status == Replay.OK, replay.problem
     assert replays.build(hand.pk).pk == replay.pk  # idempotent
