@@ -93,6 +93,9 @@ def snapshot(room_id, hand_id):
 
 def test_random_frames_from_the_seat_not_in_turn_are_refused_to_it_alone(settings, monkeypatch):
     settings.GAME_SEED_BASE = "fuzz"
+    # The parser is what is fuzzed, so the in-process layer: the many tiny receive_nothing() polls
+    # below cancel pending reads, which leaves a Redis layer's connection half-read.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     # the rate limit is tested elsewhere; here every frame must reach the parser
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1_000_000)
     room, users = make_room(players=2, length=4)
