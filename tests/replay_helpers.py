@@ -7,6 +7,11 @@ deterministic policy of tests/e2e_policy.py (pass every claim, discard by shape)
 
 from __future__ import annotations
 
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from accounts.models import Profile
 from games import services
 from games.engine import game as engine
 from games.engine.tiles import face_name
@@ -85,3 +90,39 @@ def fixed_seeds(monkeypatch_or_none, seeds):
     else:
         monkeypatch_or_none.setattr(services, "new_seed", new_seed)
         monkeypatch_or_none.setattr(services, "first_dealer", first_dealer)
+
+
+# --- who: the people of the replay and history tests (pytest fixtures, imported by those modules)
+
+
+def make_user(name, **extra):
+    user = get_user_model().objects.create_user(name, password="pw-" + name + "-long", **extra)
+    Profile.objects.create(user=user, nickname=f"{name}昵称")
+    return user
+
+
+@pytest.fixture
+def host():
+    return make_user("host")
+
+
+@pytest.fixture
+def guest():
+    return make_user("guest")
+
+
+@pytest.fixture
+def outsider():
+    return make_user("outsider")
+
+
+@pytest.fixture
+def staff():
+    return make_user("staff", is_staff=True)
+
+
+def client_for(user=None):
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client

@@ -10,42 +10,12 @@ from django.test import Client
 from accounts.models import LedgerEntry, Profile
 from games import services
 from games.models import Hand, Replay, Room
+from tests.replay_helpers import client_for, guest, host, make_user, outsider, staff  # noqa: F401 (fixtures)
 from tests.replay_helpers import SEED_GUEST_WINS, SEED_SELF_DRAWN, fixed_seeds, play_hand, start_hand, users_by_position
 
 pytestmark = pytest.mark.django_db
 
 
-def _user(name, **extra):
-    user = get_user_model().objects.create_user(name, password="pw-" + name + "-long", **extra)
-    Profile.objects.create(user=user, nickname=f"{name}昵称")
-    return user
-
-
-@pytest.fixture
-def host():
-    return _user("host")
-
-
-@pytest.fixture
-def guest():
-    return _user("guest")
-
-
-@pytest.fixture
-def outsider():
-    return _user("outsider")
-
-
-@pytest.fixture
-def staff():
-    return _user("staff", is_staff=True)
-
-
-def client_for(user=None):
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -108,7 +78,7 @@ def test_my_games_newest_first_with_my_result(game, host, guest, outsider, monke
     assert "对局中" in page
     assert client_for(outsider).get("/history/").content.decode().count('data-game="') == 1
     assert client_for(guest).get("/history/?page=99").status_code == 200  # past the end: the last page
-    assert "还没有打过牌" in client_for(_user("newcomer")).get("/history/").content.decode()
+    assert "还没有打过牌" in client_for(make_user("newcomer")).get("/history/").content.decode()
 
 
 def test_the_game_page_lists_every_hand_with_totals_and_replays(game, host, guest):

@@ -16,6 +16,7 @@ from games.engine import game as engine
 from games.engine.tiles import face_name
 from games.models import Hand, HandEvent, Replay, Room
 from games.tasks import build_replay
+from tests.replay_helpers import client_for, guest, host, outsider, staff  # noqa: F401 (fixtures)
 from tests.replay_helpers import SEED_GUEST_WINS, fixed_seeds, play_hand, start_hand, users_by_position
 
 pytestmark = pytest.mark.django_db
@@ -23,37 +24,6 @@ pytestmark = pytest.mark.django_db
 TILE = re.compile(r'data-tile="([^"]+)"')
 
 
-def _user(name, **extra):
-    user = get_user_model().objects.create_user(name, password="pw-" + name + "-long", **extra)
-    Profile.objects.create(user=user, nickname=f"{name}昵称")
-    return user
-
-
-@pytest.fixture
-def host():
-    return _user("host")
-
-
-@pytest.fixture
-def guest():
-    return _user("guest")
-
-
-@pytest.fixture
-def outsider():
-    return _user("outsider")
-
-
-@pytest.fixture
-def staff():
-    return _user("staff", is_staff=True)
-
-
-def client_for(user=None):
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 @pytest.fixture
