@@ -62,8 +62,10 @@ class Output:
             return "\n".join(self.lines)
 
 
-@pytest.mark.slow
-def test_devserver_runs_the_real_stack(tmp_path):
+def start_devserver(tmp_path, **extra):
+    """`python -m mahjong_site.devserver` on free loopback ports with its own SQLite file and data
+    folder. Returns (process, Output, port, env); `extra` adds or overrides environment variables
+    (a value of None removes one)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "DJANGO_"))}
     env.update(
@@ -74,12 +76,22 @@ def test_devserver_runs_the_real_stack(tmp_path):
         CHANNEL_LAYER="redis",
         PYTHONUNBUFFERED="1",
     )
-    server = subprocess.Popen(
+    for key, value in extra.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    proc = subprocess.Popen(
         [sys.executable, "-m", "mahjong_site.devserver"],
         cwd=BASE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )
-    output = Output(server.stdout)
+    return proc, Output(proc.stdout), port, env
+
+
+@pytest.mark.slow
+def test_devserver_runs_the_real_stack(tmp_path):
+    server, output, port, env = start_devserver(tmp_path)
     try:
         url = f"http://127.0.0.1:{port}/"
         assert output.wait_for(re.escape(f"台州麻将 running at {url}"), START_TIMEOUT), output.text()

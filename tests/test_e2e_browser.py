@@ -11,16 +11,14 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from mahjong_site.devserver import free_port
 from games.engine.tiles import face_name, parse_tile
 from tests.e2e_policy import choose_discard
-from tests.test_devserver import Output, alive
+from tests.test_devserver import alive, start_devserver
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -48,25 +46,12 @@ sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
 @pytest.fixture
 def server(tmp_path):
     """The real stack on free loopback ports, with its own SQLite file and Redis databases."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "DJANGO_"))}
-    env.update(
-        PORT=str(port),
-        EMBEDDED_REDIS_PORT=str(free_port()),
-        VAR_DIR=str(tmp_path),
-        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        CHANNEL_LAYER="redis",
-        GAME_SEED_BASE=SEED_BASE,
-        PYTHONUNBUFFERED="1",
-    )
-    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
-    if env.get("REDIS_URL"):
+    extra = {"GAME_SEED_BASE": SEED_BASE, "CELERY_TASK_ALWAYS_EAGER": None}
+    if os.environ.get("REDIS_URL"):
         # the machine's Redis is shared with other tests: keep to databases nobody else uses
-        base = env["REDIS_URL"].rsplit("/", 1)[0]
-        env.update(REDIS_URL=f"{base}/5", CELERY_BROKER_URL=f"{base}/6", CELERY_RESULT_BACKEND=f"{base}/7")
-    proc = subprocess.Popen([sys.executable, "-m", "mahjong_site.devserver"], cwd=BASE_DIR, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    output = Output(proc.stdout)
+        base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
+        extra.update(REDIS_URL=f"{base}/5", CELERY_BROKER_URL=f"{base}/6", CELERY_RESULT_BACKEND=f"{base}/7")
+    proc, output, port, _env = start_devserver(tmp_path, **extra)
     url = f"http://127.0.0.1:{port}"
     try:
         assert output.wait_for(re.escape(f"running at {url}/"), 60), output.text()
