@@ -127,6 +127,7 @@ class HandState:
     seen: tuple = ()  # counts per face of tiles shown on the table (生牌 check)
     discard_ready: bool = False  # was the last discarder ready (听牌) when discarding
     step: int = 0  # number of actions applied
+    claim_opened: int = 0  # the step at which the current claim window opened (its discard)
     result: Result | None = None
 
     @property
@@ -366,7 +367,8 @@ def _discard(state, p, tile):
     last = not state.wall
     opts = tuple(() if q == p else claim_options_for(new, q, tile, last) for q in range(state.n))
     if any(opts):
-        new = replace(new, phase=CLAIM, claim_options=opts, claim_responses=tuple(None for _ in range(state.n)))
+        new = replace(new, phase=CLAIM, claim_options=opts, claim_responses=tuple(None for _ in range(state.n)),
+                      claim_opened=new.step)
         events.append({"type": "claim_window", "seats": [q for q in range(state.n) if opts[q]]})
         return new, events
     return _next_draw(new, events)
