@@ -27,13 +27,18 @@ from games.engine import game as engine
 from games.engine.tiles import TileError
 from games.engine.view import result_view
 
-from . import fairness
+from . import fairness, presence
 from .models import Alert, Game, Hand, HandEvent, Room, Seat
 
 log = logging.getLogger(__name__)
 
 AUTO_PLAY_DELAY = timedelta(seconds=1)  # a 托管 seat moves after this pause
 DISSOLVE_WINDOW = timedelta(seconds=60)
+
+
+def next_hand_delay() -> timedelta:
+    """The ready countdown on the result screen: the next hand starts when it runs out."""
+    return timedelta(seconds=getattr(settings, "NEXT_HAND_SECONDS", 15))
 HAND_LENGTHS = (4, 8, 16)
 ROUND_LENGTHS = (1, 2)
 
@@ -87,30 +92,63 @@ def _send(group, version):
 
 # --- state of a hand ---------------------------------------------------------------------
 
-_cache: dict = {}
+# The process cache holds only COMMITTED states: every write to it runs after the transaction
+# that produced or read the state commits (transaction.on_commit; immediately outside one). A
+# transaction that fails leaves nothing behind, so a version number always names one state.
+_cache: dict = {}  # hand id -> (version, state)
 _cache_lock = threading.Lock()
 
 
 def hand_state(hand: Hand):
-    """The engine state at hand.version: from the process cache or replayed from the log."""
+    """The engine state at hand.version: from the process cache, the cache plus the newer
+    committed actions, or replayed from the log."""
     with _cache_lock:
         hit = _cache.get(hand.pk)
     if hit and hit[0] == hand.version:
         return hit[1]
+    state = None
+    if hit and hit[0] < hand.version:  # another process moved on: apply only the new actions
+        state = _catch_up(hand, *hit)
+    if state is None:
+        state = _replay_log(hand)
+    _remember(hand.pk, hand.version, state)
+    return state
+
+
+def _catch_up(hand: Hand, version: int, state):
+    rows = list(hand.events.filter(seq__gt=version, seq__lte=hand.version).order_by("seq"))
+    if [e.seq for e in rows] != list(range(version + 1, hand.version + 1)):
+        return None
+    for e in rows:
+        out = engine.apply(state, engine.Action.from_dict(e.action))
+        if isinstance(out, engine.Illegal):
+            return None  # replay the whole log, which reports the problem
+        state = out[0]
+    return state
+
+
+def _replay_log(hand: Hand):
     options = engine.Options.from_dict(hand.options)
-    actions = [engine.Action.from_dict(e.action) for e in hand.events.order_by("seq")]
+    actions = [engine.Action.from_dict(e.action) for e in hand.events.filter(seq__lte=hand.version).order_by("seq")]
     out = engine.replay(options, hand.seed, hand.dealer, actions)
     if isinstance(out, engine.Illegal):
         raise RuntimeError(f"hand {hand.pk}: stored actions no longer replay: {out.reason}")
     state = out[0]
     if state.step != hand.version:
         raise RuntimeError(f"hand {hand.pk}: replayed {state.step} actions, version is {hand.version}")
-    _remember(hand.pk, hand.version, state)
     return state
 
 
 def _remember(hand_id, version, state):
+    """Cache the state once the transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: _put(hand_id, version, state))
+
+
+def _put(hand_id, version, state):
     with _cache_lock:
+        old = _cache.get(hand_id)
+        if old and old[0] > version:
+            return  # a later committed state is already here
         if len(_cache) > 2000:
             _cache.clear()
         _cache[hand_id] = (version, state)
@@ -163,7 +201,7 @@ def create_room(user, *, variant="taizhou", players=4, length_kind=Room.HANDS, l
 
 
 def _locked_room(room_id) -> Room:
-    return Room.objects.select_for_update().get(pk=room_id)
+    return Room.objects.select_for_update(of=("self",)).get(pk=room_id)
 
 
 def join_room(user, token: str) -> Seat:
@@ -259,7 +297,9 @@ def revoke_invite(host, room_id: int):
 
 
 def set_ready(user, room_id: int, ready: bool = True):
-    """Press Ready. When every seat is filled and ready, the game (or its next hand) starts."""
+    """Press Ready. The first hand starts when every seat is filled and ready; a later hand when
+    every present player is ready (托管 and offline seats are ready by themselves) or when the
+    ready countdown on the result screen runs out."""
     with transaction.atomic():
         room = _locked_room(room_id)
         seat = room.seats.filter(user=user).first()
@@ -272,10 +312,37 @@ def set_ready(user, room_id: int, ready: bool = True):
             raise ServiceError(_("这一局还在进行"))
         seat.ready = ready
         seat.save(update_fields=["ready"])
-        seats = list(room.seats.all())
-        if len(seats) == room.players and all(s.ready for s in seats):
-            _start_next_hand(room, seats)
+        _start_if_ready(room, hand)
         _bump(room)
+
+
+def _start_if_ready(room: Room, hand) -> bool:
+    """Start the first or next hand if everyone who has to be is ready (room row locked)."""
+    seats = list(room.seats.all())
+    if len(seats) != room.players or room.status in (Room.FINISHED, Room.DISSOLVED):
+        return False
+    if hand is not None and hand.status == Hand.PLAYING:
+        return False
+    ready = all(s.ready for s in seats)  # the first hand: everyone presses 准备
+    if not ready and hand is not None:
+        # later hands: the present players decide (托管 and offline seats are ready by
+        # themselves); with nobody present the countdown does
+        online = presence.online_positions(room.pk)
+        present = [s for s in seats if s.position in online and not s.auto_play]
+        ready = bool(present) and all(s.ready for s in present)
+    if ready:
+        _start_next_hand(room, seats)
+    return ready
+
+
+def check_next_hand(room_id: int) -> bool:
+    """Someone left or went on 托管 on the result screen: start the next hand if the others are ready."""
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        started = _start_if_ready(room, current_hand(room))
+        if started:
+            _bump(room)
+        return started
 
 
 def _start_next_hand(room: Room, seats):
@@ -286,6 +353,7 @@ def _start_next_hand(room: Room, seats):
         room.status = Room.PLAYING
         room.save(update_fields=["status"])
     number = game.hands_played + 1
+    Hand.objects.filter(game=game, status=Hand.ENDED, deadline__isnull=False).update(deadline=None)
     options = engine.Options(variant=room.variant, players=room.players)
     hand = Hand.objects.create(game=game, number=number, seed=new_seed(room.pk, number), salt=fairness.new_salt(),
                                dealer=game.dealer, options=options.to_dict())
@@ -320,11 +388,15 @@ def parse_command(position: int, command: dict) -> engine.Action:
 
 
 def play(hand_id: int, user, command: dict, version) -> Outcome:
-    """A player's action on a hand, checked against the version they saw."""
+    """A player's action on a hand, checked against the version they saw (see `is_stale`)."""
     try:
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ServiceError(_("牌局已更新，请按最新画面操作"))
+        room_id = Hand.objects.filter(pk=hand_id).values_list("game__room_id", flat=True).first()
+        if room_id is None:
+            return Outcome(False, _("没有这一局"))
         with transaction.atomic():
-            hand = Hand.objects.select_for_update().select_related("game__room").get(pk=hand_id)
-            room = hand.game.room
+            room, hand = _lock_room_and_hand(room_id, hand_id)
             seat = room.seats.filter(user=user).first()
             if seat is None:
                 raise ServiceError(_("你不在这张牌桌"))
@@ -332,10 +404,10 @@ def play(hand_id: int, user, command: dict, version) -> Outcome:
                 raise ServiceError(_("你的账号已被冻结，由系统托管出牌"))
             if hand.status != Hand.PLAYING:
                 raise ServiceError(_("这一局已经结束"))
-            if isinstance(version, bool) or not isinstance(version, int) or version != hand.version:
-                raise ServiceError(_("牌局已更新，请按最新画面操作"))
             action = parse_command(seat.position, command)
             state = hand_state(hand)
+            if is_stale(state, hand.version, version):
+                return _late_answer(hand, action, version)
             out = engine.apply(state, action)
             if isinstance(out, engine.Illegal):
                 raise ServiceError(_("不能这样做：%(reason)s") % {"reason": out.reason})
@@ -347,10 +419,50 @@ def play(hand_id: int, user, command: dict, version) -> Outcome:
             new_state = _auto_answer_claims(hand, new_state, room)
             _after_change(room, hand, new_state)
             return Outcome(True, version=hand.version)
-    except Hand.DoesNotExist:
-        return Outcome(False, _("没有这一局"))
     except ServiceError as e:
         return Outcome(False, str(e))
+
+
+def is_stale(state, current: int, seen: int) -> bool:
+    """Was the player's view (hand version `seen`) overtaken? On one's turn the view must be the
+    current one. Answers to a claim window are judged against that window: every version since
+    the discard that opened it shows the same question, so another player's answer in the
+    meantime does not make yours stale (the engine refuses a second answer by the same seat)."""
+    if seen == current:
+        return False
+    return not (state.phase == engine.CLAIM and state.claim_opened <= seen <= current)
+
+
+def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
+    """An action for a view that was overtaken. If it answered a claim window that has closed
+    meanwhile, say why: a pass is moot (nothing to do, no error); a claim lost to a claim of
+    higher priority, or the player's time ran out. Anything else is simply stale."""
+    stale = Outcome(False, _("牌局已更新，请按最新画面操作"))
+    if not 0 <= seen < hand.version or action.kind not in engine.CLAIM_RANK and action.kind != engine.A_PASS:
+        return stale
+    rows = list(hand.events.filter(seq__lte=hand.version).order_by("seq").values_list("action", "auto"))
+    options = engine.Options.from_dict(hand.options)
+    out = engine.replay(options, hand.seed, hand.dealer, [engine.Action.from_dict(a) for a, _auto in rows[:seen]])
+    if isinstance(out, engine.Illegal):
+        return stale
+    then, p = out[0], action.seat
+    if not (then.phase == engine.CLAIM and then.claim_options[p] and then.claim_responses[p] is None):
+        return stale  # not a claim window this player was asked about
+    if action.kind == engine.A_PASS:
+        return Outcome(True, version=hand.version)  # the window closed without them: passing is moot
+    timed_out = any(auto and a.get("seat") == p for a, auto in rows[seen:seen + then.n])
+    if timed_out:
+        return Outcome(False, _("吃碰时间已过，已替你选择“过”"))
+    return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"))
+
+
+def _lock_room_and_hand(room_id: int, hand_id: int):
+    """Every change of a room takes its locks in one order: the room row, then the hand row
+    (`of=("self",)`: select_related must not lock the joined rows out of order)."""
+    room = _locked_room(room_id)
+    hand = Hand.objects.select_for_update(of=("self",)).select_related("game").get(pk=hand_id)
+    hand.game.room = room
+    return room, hand
 
 
 def _append(hand: Hand, action: engine.Action, events, auto: bool):
@@ -439,24 +551,36 @@ def _finish_hand(room, hand, state, now):
         game.finished_at = now
         room.status = Room.FINISHED
         room.save(update_fields=["status"])
+    else:
+        # the ready countdown: the next hand starts by itself when it runs out
+        hand.deadline = now + next_hand_delay()
+        hand.save(update_fields=["deadline"])
+        hand_id, version, eta = hand.pk, hand.version, hand.deadline
+        transaction.on_commit(lambda: _schedule_timeout(hand_id, version, eta))
     game.save()
     Seat.objects.filter(room=room).update(ready=False)
 
 
 def timeout(hand_id: int, version: int, now=None) -> Outcome:
-    """Time ran out for whoever the hand waits on at `version`: make their automatic moves.
-    Acts only if the hand is still at that version and its deadline has passed."""
+    """Time ran out for whoever the hand waits on at `version`: make their automatic moves; or,
+    for a finished hand, the ready countdown ran out: deal the next hand. Acts only if the hand is
+    still at that version and its deadline has passed; a stale task takes no lock at all."""
     now = now or timezone.now()
+    row = Hand.objects.filter(pk=hand_id).values("status", "version", "deadline", "game__room_id").first()
+    if row is None:
+        return Outcome(False, "no such hand")
+    if row["version"] != version or row["status"] not in (Hand.PLAYING, Hand.ENDED):
+        return Outcome(False, "stale", row["version"])
+    if row["deadline"] is None or row["deadline"] > now:
+        return Outcome(False, "not yet", row["version"])
     with transaction.atomic():
-        try:
-            hand = Hand.objects.select_for_update().select_related("game__room").get(pk=hand_id)
-        except Hand.DoesNotExist:
-            return Outcome(False, "no such hand")
-        if hand.status != Hand.PLAYING or hand.version != version:
+        room, hand = _lock_room_and_hand(row["game__room_id"], hand_id)
+        if hand.version != version or hand.status not in (Hand.PLAYING, Hand.ENDED):
             return Outcome(False, "stale", hand.version)
         if hand.deadline is None or hand.deadline > now:
             return Outcome(False, "not yet", hand.version)
-        room = hand.game.room
+        if hand.status == Hand.ENDED:
+            return _countdown_over(room, hand)
         state = hand_state(hand)
         seats = {s.position: s for s in room.seats.all()}
         for p in engine.waiting_player(state):
@@ -482,14 +606,34 @@ def timeout(hand_id: int, version: int, now=None) -> Outcome:
         return Outcome(True, version=hand.version)
 
 
+def _countdown_over(room: Room, hand: Hand) -> Outcome:
+    """The result screen's countdown ran out: deal the next hand whoever pressed 准备."""
+    latest = current_hand(room)
+    if room.status != Room.PLAYING or latest is None or latest.pk != hand.pk:
+        hand.deadline = None
+        hand.save(update_fields=["deadline"])
+        return Outcome(False, "stale", hand.version)
+    seats = list(room.seats.all())
+    if len(seats) != room.players:
+        return Outcome(False, "seats", hand.version)
+    _start_next_hand(room, seats)
+    _bump(room)
+    return Outcome(True, version=hand.version)
+
+
 def sweep_overdue(now=None, grace=timedelta(seconds=1)) -> int:
-    """Catch hands whose timeout task was lost (broker restart): act on every overdue hand."""
+    """Catch hands whose timeout task was lost (broker restart): act on every overdue hand,
+    deal the next hand where a ready countdown ran out, and close expired dissolve requests."""
     now = now or timezone.now()
-    overdue = list(Hand.objects.filter(status=Hand.PLAYING, deadline__lt=now - grace).values_list("pk", "version"))
+    overdue = list(Hand.objects.filter(status__in=(Hand.PLAYING, Hand.ENDED), deadline__lt=now - grace)
+                   .values_list("pk", "version"))
     done = 0
     for hand_id, version in overdue:
         if timeout(hand_id, version, now=now).ok:
             done += 1
+    expired = Room.objects.filter(status=Room.PLAYING, dissolve_started_at__lt=now - DISSOLVE_WINDOW - grace)
+    for room_id in expired.values_list("pk", flat=True):
+        end_dissolve_window(room_id, now=now)
     return done
 
 
@@ -505,26 +649,19 @@ def set_auto_play(user, room_id: int, on: bool):
         seat.auto_play = on
         seat.timeouts = 0
         seat.save(update_fields=["auto_play", "timeouts"])
-        _bump(room)
-
-
-def set_connected(user, room_id: int, delta: int):
-    """Count a player's open sockets (offline = none)."""
-    with transaction.atomic():
-        room = _locked_room(room_id)
-        seat = room.seats.filter(user=user).first()
-        if seat is None:
-            return
-        seat.connections = max(0, seat.connections + delta)
-        seat.save(update_fields=["connections"])
+        if on and room.status == Room.PLAYING:
+            _start_if_ready(room, current_hand(room))  # the others may be waiting on the result screen
         _bump(room)
 
 
 # --- dissolving during a game (解散) ------------------------------------------------------
 
 def vote_dissolve(user, room_id: int, agree: bool = True, now=None):
-    """Any seated player may ask; the room closes when all agree within 60 s. A refusal
-    ends the request. The hand in progress is void."""
+    """Any seated player may ask to dissolve (申请解散); the hand in progress is then void.
+    The rule shown on the page: the room closes as soon as every seat agrees; when the 60 s
+    window ends, seats that are offline or on 托管 and did not answer count as agreeing, so
+    the present players can close a room a friend walked away from. Any refusal ends the
+    request."""
     now = now or timezone.now()
     with transaction.atomic():
         room = _locked_room(room_id)
@@ -539,23 +676,67 @@ def vote_dissolve(user, room_id: int, agree: bool = True, now=None):
                 raise ServiceError(_("没有进行中的解散申请"))
             room.dissolve_started_at = now
             room.dissolve_votes = []
+            room_pk, eta = room.pk, now + DISSOLVE_WINDOW
+            transaction.on_commit(lambda: _schedule_dissolve_end(room_pk, eta))
         if not agree:
             room.dissolve_started_at = None
             room.dissolve_votes = []
         elif seat.position not in room.dissolve_votes:
             room.dissolve_votes = sorted(room.dissolve_votes + [seat.position])
         if agree and len(room.dissolve_votes) == room.players:
-            room.status = Room.DISSOLVED
-            hand = current_hand(room)
-            if hand is not None and hand.status == Hand.PLAYING:
-                hand.status = Hand.VOID
-                hand.deadline = None
-                hand.save(update_fields=["status", "deadline"])
-            game = room.game
-            game.finished_at = now
-            game.save(update_fields=["finished_at"])
+            _dissolve(room, now)
         room.save(update_fields=["dissolve_started_at", "dissolve_votes", "status"])
         _bump(room)
+
+
+def end_dissolve_window(room_id: int, now=None) -> bool:
+    """The dissolve request's 60 s are over: dissolve if every seat agreed or is absent (offline
+    or 托管) without having answered; otherwise the request lapses. True if dissolved."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        started = room.dissolve_started_at
+        if room.status != Room.PLAYING or started is None or now - started < DISSOLVE_WINDOW:
+            return False
+        online = presence.online_positions(room.pk)
+        seats = list(room.seats.all())
+        absent = {s.position for s in seats if s.position not in online or s.auto_play}
+        agreed = set(room.dissolve_votes)
+        dissolved = bool(agreed) and all(s.position in agreed or s.position in absent for s in seats)
+        if dissolved:
+            _dissolve(room, now)
+        else:
+            room.dissolve_started_at = None
+            room.dissolve_votes = []
+        room.save(update_fields=["dissolve_started_at", "dissolve_votes", "status"])
+        _bump(room)
+        return dissolved
+
+
+def _dissolve(room: Room, now):
+    """Close a running room (row locked): the hand in progress is void, no beans move."""
+    room.status = Room.DISSOLVED
+    hand = current_hand(room)
+    if hand is not None and hand.status == Hand.PLAYING:
+        hand.status = Hand.VOID
+        hand.deadline = None
+        hand.save(update_fields=["status", "deadline"])
+    elif hand is not None and hand.deadline is not None:
+        hand.deadline = None  # no next hand to deal
+        hand.save(update_fields=["deadline"])
+    game = Game.objects.filter(room=room).first()
+    if game and not game.finished_at:
+        game.finished_at = now
+        game.save(update_fields=["finished_at"])
+
+
+def _schedule_dissolve_end(room_id, eta):
+    from .tasks import dissolve_window_end
+
+    try:
+        dissolve_window_end.apply_async((room_id,), eta=eta)
+    except Exception:  # the beat sweeper closes expired requests too
+        log.warning("could not schedule the end of room %s's dissolve request", room_id, exc_info=True)
 
 
 # --- customer service (every staff action is audited) -----------------------------------
@@ -600,17 +781,8 @@ def force_dissolve(staff, room_id: int, reason: str):
         room = _locked_room(room_id)
         if room.status in (Room.FINISHED, Room.DISSOLVED):
             raise ServiceError(_("这个房间已经结束"))
-        room.status = Room.DISSOLVED
+        _dissolve(room, timezone.now())
         room.save(update_fields=["status"])
-        hand = current_hand(room)
-        if hand is not None and hand.status == Hand.PLAYING:
-            hand.status = Hand.VOID
-            hand.deadline = None
-            hand.save(update_fields=["status", "deadline"])
-        game = Game.objects.filter(room=room).first()
-        if game and not game.finished_at:
-            game.finished_at = timezone.now()
-            game.save(update_fields=["finished_at"])
         record(staff, "force_dissolve", f"room:{room.pk}", reason)
         _bump(room)
 

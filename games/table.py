@@ -23,7 +23,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, pgettext
 
-from games import services
+from games import presence, services
 from games.engine.view import seat_view
 from games.models import Game, Hand, HandEvent, Room
 
@@ -260,6 +260,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
 
     by_pos = {s.position: s for s in seat_rows}
     names = {s.position: display_name(s.user) for s in seat_rows}
+    online = presence.online_positions(room.pk)  # one query for every seat
     seats = []
     for p in range(n):
         s = by_pos.get(p)
@@ -267,7 +268,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         info = {"position": p, "empty": s is None, "me": p == me, "rel": relative_label(d, n), "d": d,
                 "side": side_of(d, n),
                 "name": names.get(p, ""), "host": s is not None and s.user_id == room.host_id,
-                "ready": bool(s and s.ready), "online": bool(s and s.online),
+                "ready": bool(s and s.ready), "online": s is not None and p in online,
                 "frozen": bool(s and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
         info["auto"] = bool(s and s.auto_play) or info["frozen"]  # a frozen account's seat is on 托管
         if view is not None:
@@ -326,6 +327,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "discarder": names.get(view["turn"], "") if view["phase"] == "claim" else "",
             "last_move": _last_move(hand, names, lang),
         })
+    if phase == RESULT and hand is not None and hand.deadline is not None:
+        ctx["next_deadline"] = epoch_ms(hand.deadline)  # the ready countdown (services.next_hand_delay)
     if view is not None and phase in (RESULT, FINISHED) and view.get("result"):
         ctx["result"] = _result_context(view, seats, room, hand)
     if game is not None and phase in (FINISHED, DISSOLVED):

@@ -14,6 +14,14 @@ def turn_timeout(hand_id, version):
     return services.timeout(hand_id, version).ok
 
 
+@shared_task(ignore_result=True)
+def dissolve_window_end(room_id):
+    """A dissolve request's 60 s are over: absent seats count as agreeing (see services)."""
+    from games import services
+
+    return services.end_dissolve_window(room_id)
+
+
 @shared_task(ignore_result=False)
 def sweep_overdue():
     """Run by beat every 2 s: act on every hand whose deadline passed without its task."""

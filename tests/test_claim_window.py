@@ -1,0 +1,208 @@
+"""Answers to one claim window are judged against that window, not the hand's latest version.
+
+Two players may answer the same discard (pass + pung, pung + win, two wins): in every order,
+sent for the version that opened the window, the right claim wins and nobody is told their view
+is stale. The hands are dealt from walls made for each case (engine.build_wall patched for one
+seed), so the dealer's first discard opens the window."""
+
+import asyncio
+import itertools
+
+import pytest
+
+from games import services
+from games.engine import game as engine
+from games.engine.tiles import parse_tiles
+from games.models import Hand
+
+from replay_helpers import fixed_seeds
+from room_helpers import connect, make_user, run, sync_all
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEED = 424242
+INDICATOR = "9s"  # the three other 9s are wild; no hand holds one
+
+# Dealer (position 0) holds 14 and discards DISCARD; the others hold 13.
+CASES = {
+    # seat 1 may chow 4p-6p, seat 2 may pung: 1 passes, 2 pungs
+    "pass+pung": {
+        "hands": ["1m1m2m2m3m3m7m8m1s2s3s1z2z5p", "4p6p1m4m7m2s5s8s1z2z3z4z6z",
+                  "5p5p3m6m9m3s6s4z6z7z7z3p8p", "1p1p2p9p9p4m5m6m8s8s3z3z7z"],
+        "answers": {1: {"action": "pass"}, 2: {"action": "pung"}},
+        "expect": ("pung", 2),
+    },
+    # seat 1 may pung, seat 3 wins on 6p (4p5p waiting): the win takes it whatever the order
+    "pung+win": {
+        "hands": ["1m1m2m2m3m3m7m8m1s2s3s1z2z6p", "6p6p3m6m9m3s6s4z6z7z7z3p8p",
+                  "4m7m2s5s8s1z2z3z4z6z1p9p7m", "1m2m3m4m5m6m7m8m9m1p1p4p5p"],
+        "answers": {1: {"action": "pung"}, 3: {"action": "win"}},
+        "expect": ("win", 3),
+    },
+    # seats 1 and 3 both win on 6p: the first from the dealer (position 0) in turn order wins
+    "win+win": {
+        "hands": ["2m2m3m3m7m8m1s2s3s1z2z6z7z6p", "1m2m3m4m5m6m7m8m9m1p1p4p5p",
+                  "4m7m2s5s8s1z2z3z4z6z3m9p7m", "2p2p4s5s6s3p4p5p7s7s7s4p5p"],
+        "answers": {1: {"action": "win"}, 3: {"action": "win"}},
+        "expect": ("win", 1),
+    },
+}
+DISCARD = {"pass+pung": "5p", "pung+win": "6p", "win+win": "6p"}
+
+
+def designed_wall(hands):
+    """14 + 13 + 13 + 13 tiles dealt from the front in seat order, the indicator at the back."""
+    dealt = [t for h in hands for t in parse_tiles(h)]
+    counts = {f: 4 for f in range(34)}
+    for t in dealt:
+        counts[t] -= 1
+        assert counts[t] >= 0, f"more than four of {t}"
+    indicator = parse_tiles(INDICATOR)[0]
+    counts[indicator] -= 1
+    # the live wall: whites last so no stand-in wild is drawn early; any order works
+    rest = [f for f in range(34) for _ in range(counts[f])]
+    return dealt + rest + [indicator]
+
+
+@pytest.fixture
+def designed(monkeypatch):
+    """Use a made wall for SEED (the case is picked by setting designed.case)."""
+    real = engine.build_wall
+
+    class Holder:
+        case = None
+
+    def build_wall(seed):
+        if seed == SEED and Holder.case:
+            return designed_wall(CASES[Holder.case]["hands"])
+        return real(seed)
+
+    monkeypatch.setattr(engine, "build_wall", build_wall)
+    fixed_seeds(monkeypatch, [SEED])
+    return Holder
+
+
+def deal(case, designed, tag=""):
+    designed.case = case
+    people = [make_user(f"p{i}{tag}") for i in range(4)]
+    room = services.create_room(people[0], players=4, length=4)
+    for user in people[1:]:
+        services.join_room(user, room.token)
+    users = dict(enumerate(people))
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    hand = Hand.objects.get(game__room=room, number=1)
+    out = services.play(hand.pk, users[0], {"action": "discard", "tile": DISCARD[case]}, hand.version)
+    assert out.ok, out.error
+    hand.refresh_from_db()
+    state = services.hand_state(hand)
+    assert state.phase == engine.CLAIM
+    asked = {p for p in range(4) if state.claim_options[p]}
+    assert asked == set(CASES[case]["answers"]), (case, state.claim_options)
+    return room, users, hand
+
+
+def outcome(hand):
+    """(kind, seat) of what took the discard."""
+    hand.refresh_from_db()
+    last = hand.events.order_by("-seq").first()
+    for event in last.events:
+        if event["type"] in ("pung", "chow", "kong"):
+            return event["type"], event["seat"]
+    if hand.status == Hand.ENDED:
+        return "win", hand.result["winner"] if isinstance(hand.result.get("winner"), int) else _winner(hand)
+    return None
+
+
+def _winner(hand):
+    state = services.hand_state(hand)
+    return state.result.winner
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_order_of_answers_for_the_window_version(case, designed):
+    for k, order in enumerate(itertools.permutations(sorted(CASES[case]["answers"]))):
+        services._cache.clear()
+        room, users, hand = deal(case, designed, tag=f"o{k}")
+        window = hand.version
+        for p in order:
+            out = services.play(hand.pk, users[p], CASES[case]["answers"][p], window)
+            assert out.ok or "牌局已更新" not in out.error, (case, order, p, out.error)
+        assert outcome(hand) == CASES[case]["expect"], (case, order)
+        # the log replays to the same state (nothing accepted that the rules refuse)
+        hand.refresh_from_db()
+        assert services._replay_log(hand).step == hand.version
+
+
+def test_a_claim_after_the_window_closed_is_refused_with_the_reason(designed):
+    room, users, hand = deal("pung+win", designed)
+    window = hand.version
+    assert services.play(hand.pk, users[3], {"action": "win"}, window).ok
+    hand.refresh_from_db()
+    assert hand.status == Hand.ENDED
+    out = services.play(hand.pk, users[1], {"action": "pung"}, window)
+    assert not out.ok and "已经结束" in out.error  # the hand is over: nothing to claim
+
+
+def test_a_pung_that_lost_to_a_higher_claim_says_so_and_changes_nothing(designed):
+    room, users, hand = deal("pass+pung", designed)
+    window = hand.version
+    assert services.play(hand.pk, users[2], {"action": "pung"}, window).ok
+    hand.refresh_from_db()
+    after = hand.version
+    # seat 1's chow was outranked: the window closed at once; a late chow is told why
+    out = services.play(hand.pk, users[1], {"action": "chow", "tiles": ["4p", "6p"]}, window)
+    assert not out.ok and "优先级" in out.error
+    # a late pass is moot: no error, nothing changes
+    out = services.play(hand.pk, users[1], {"action": "pass"}, window)
+    assert out.ok
+    hand.refresh_from_db()
+    assert hand.version == after
+
+
+def test_an_answer_from_before_the_window_is_stale(designed):
+    room, users, hand = deal("pass+pung", designed)
+    out = services.play(hand.pk, users[2], {"action": "pung"}, hand.version - 1)
+    assert not out.ok and "牌局已更新" in out.error
+    hand.refresh_from_db()
+    assert services.hand_state(hand).phase == engine.CLAIM
+
+
+def test_a_discard_on_an_old_version_is_still_stale(designed):
+    room, users, hand = deal("pass+pung", designed)
+    window = hand.version
+    assert services.play(hand.pk, users[1], {"action": "pass"}, window).ok
+    assert services.play(hand.pk, users[2], {"action": "pung"}, window).ok
+    hand.refresh_from_db()
+    state = services.hand_state(hand)
+    assert state.phase == engine.DISCARD and state.turn == 2
+    tile = engine.face_name(state.hands[2][0])
+    out = services.play(hand.pk, users[2], {"action": "discard", "tile": tile}, window)
+    assert not out.ok and "牌局已更新" in out.error
+
+
+# --- over real sockets: both answers sent at once for the window's version ----------------
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_simultaneous_answers_over_sockets(case, designed):
+    room, users, hand = deal(case, designed)
+
+    async def scenario():
+        players = [await connect(room.pk, users[p], p) for p in range(4)]
+        await sync_all(players, room.pk)
+        window = hand.version
+        answers = CASES[case]["answers"]
+        for p, answer in answers.items():
+            # every answer button the page offers carries the window's version
+            assert any(b.get("action") == answer["action"] and int(b.get("v")) == window
+                       for b in players[p].buttons()), players[p].buttons()
+        await asyncio.gather(*(players[p].send({**a, "v": window, "h": hand.pk}) for p, a in answers.items()))
+        await sync_all(players, room.pk)
+        errors = [m for p in players for m in p.messages if 'id="toast"' in m]
+        for p in players:
+            await p.comm.disconnect()
+        return errors
+
+    errors = run(scenario)
+    assert errors == []
+    assert outcome(hand) == CASES[case]["expect"]
