@@ -21,7 +21,7 @@ from accounts.audit import record
 from accounts.models import LedgerEntry, display_name
 from accounts.staff_actions import ReasonForm, action_with_form
 
-from . import services
+from . import presence, services
 from .models import Alert, Hand, HandEvent, Replay, Room, Seat
 
 REPLAY_STATUSES = {Replay.PENDING: _("待生成"), Replay.OK: _("已验证"), Replay.MISMATCH: _("不一致")}
@@ -74,7 +74,7 @@ class SeatInline(ReadOnlyInline, admin.TabularInline):
     timeouts_in_a_row = column("timeouts", _("连续超时"))
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("user__profile")
+        return presence.with_online(super().get_queryset(request).select_related("user__profile"))
 
     @admin.display(description=_("玩家"))
     def player(self, seat):
@@ -122,7 +122,10 @@ class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
     created = column("created_at", _("创建时间"))
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("seats")
+        from django.db.models import Prefetch
+
+        return super().get_queryset(request).prefetch_related(
+            Prefetch("seats", queryset=presence.with_online(Seat.objects.all())))  # Seat.online: no query per seat
 
     @admin.display(description=_("房主"))
     def host_name(self, room):

@@ -19,11 +19,21 @@ a HEADERS key, which is ignored):
     {"action": "dissolve", "agree": true | false}
     {"action": "auto_off"} / {"action": "auto_on"}          托管 off (take back control) / on
     {"action": "location", "lat": 31.2, "lon": 121.5}       the player shares their location (consent)
+    {"action": "ping"}                                      the page's heartbeat (static/js/table.js)
+
+The heartbeat (every 25 s) keeps NAT paths of phones open and keeps this socket's presence row
+fresh (games/presence.py: a seat is online while a socket of it was heard from within 70 s). It
+is answered with PONG, an HTML comment the page drops, before the rate limiter and without
+touching the room: no version bump, no render, at most one row written per PRESENCE_TOUCH seconds.
 
 Hand actions may also carry "h" (the hand id the player saw); a different hand is stale.
 Anything wrong (bad JSON, unknown action, wrong types, stale version, illegal move, not your
 turn, too many messages) gets an error toast on this socket only, and changes nothing. So does
 every message of a frozen account: its socket still connects (to watch) but cannot act.
+
+On connect the socket first joins the room's group and only then accepts: when the channel layer
+fails (Redis down) the handshake is refused, and the page backs off (exponentially, with jitter)
+instead of reconnecting every second to a socket that would close with 1011.
 
 On connect the client address (mahjong_site.client_ip: the peer, or X-Forwarded-For only behind
 TRUSTED_PROXY_HOPS trusted proxies) is recorded for the same-IP warning (services.record_presence).
@@ -45,7 +55,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from games import services, table
+from games import presence, services, table
 from games.models import Hand, Room
 from mahjong_site.client_ip import scope_ip
 
@@ -58,6 +68,10 @@ MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
 RATE_PER_SECOND = 20  # messages per second per socket (token bucket, burst of the same size)
 
 CLOSE_GONE = 4000  # the player left or was removed: do not reconnect
+PONG = "<!--pong-->"  # the answer to {"action": "ping"}; htmx would swap nothing, the page drops it
+PING_MAX = 200  # characters: a longer message is not a heartbeat
+PRESENCE_TOUCH = 10.0  # seconds: pings closer together than this write no presence row
+GROUP_REFRESH = 3600.0  # seconds: re-join the group now and then (the Redis layer expires members)
 
 # Engine reasons (English, errors are values in the engine) shown to players in their language.
 ENGINE_REASONS = {
@@ -82,7 +96,7 @@ class BadMessage(Exception):
 class RoomConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
         self.joined = False
-        self.counted = False
+        self.present = False
         self.sent_version = -1
         self.sent = {}  # fragment id -> html last sent
         try:
@@ -102,11 +116,17 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.base_url = _base_url(self.scope)
         self.tokens = float(RATE_PER_SECOND)
         self.stamp = time.monotonic()
-        await self.accept()
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        try:  # join before accepting: a socket that cannot hear its room is refused, not accepted
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception:
+            log.warning("room %s: the channel layer is unavailable; socket refused", self.room_id, exc_info=True)
+            await self.close()
+            return
         self.joined = True
-        await database_sync_to_async(services.set_connected)(self.user, self.room_id, 1)
-        self.counted = True
+        self.grouped_at = self.touched_at = time.monotonic()
+        await self.accept()
+        self.present = await database_sync_to_async(presence.socket_opened)(self.user, self.room_id,
+                                                                             self.channel_name)
         try:
             await database_sync_to_async(services.record_presence)(self.user, self.room_id, scope_ip(self.scope))
         except Exception:  # the warning is a help for the players; never refuse the socket for it
@@ -115,19 +135,25 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code):
         if getattr(self, "joined", False):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
             self.joined = False
-        if getattr(self, "counted", False):
-            self.counted = False
             try:
-                await database_sync_to_async(services.set_connected)(self.user, self.room_id, -1)
-            except Exception:  # the room may be gone; nothing to count any more
-                log.exception("set_connected(-1) failed for room %s", self.room_id)
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except Exception:  # Redis gone: the membership expires there; presence must still go
+                log.warning("room %s: group_discard failed", self.room_id, exc_info=True)
+        if getattr(self, "present", False):
+            self.present = False
+            try:
+                await database_sync_to_async(presence.socket_closed)(self.channel_name)
+            except Exception:  # the row stops counting after the presence TTL anyway
+                log.exception("room %s: could not forget socket %s", self.room_id, self.channel_name)
 
     # --- from the browser ---------------------------------------------------------------
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         if not getattr(self, "joined", False):
+            return
+        if text_data is not None and len(text_data) <= PING_MAX and _is_ping(text_data):
+            await self.heartbeat()
             return
         if not self._allow():
             await self.send_error(_("操作太频繁，请稍后再试"))
@@ -146,6 +172,25 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         error = await database_sync_to_async(perform)(self.room_id, self.user, content, self.lang)
         if error:
             await self.send_error(error)
+
+    async def heartbeat(self):
+        """{"action": "ping"}: answer at once; refresh this socket's presence row (and, rarely, its
+        group membership). Never a version bump, never a render, never the rate limiter."""
+        await self.send(text_data=PONG)
+        now = time.monotonic()
+        if now - self.touched_at >= PRESENCE_TOUCH:
+            self.touched_at = now
+            try:
+                self.present = await database_sync_to_async(presence.heartbeat)(self.user, self.room_id,
+                                                                                 self.channel_name)
+            except Exception:  # a database hiccup: the next ping tries again
+                log.exception("room %s: heartbeat of %s failed", self.room_id, self.channel_name)
+        if now - self.grouped_at >= GROUP_REFRESH:
+            self.grouped_at = now
+            try:
+                await self.channel_layer.group_add(self.group, self.channel_name)
+            except Exception:
+                log.warning("room %s: group refresh failed", self.room_id, exc_info=True)
 
     def _allow(self) -> bool:
         """Token bucket: RATE_PER_SECOND messages a second, bursts up to the same number."""
@@ -173,7 +218,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                                                                  self.base_url)
         if out is None:  # no seat any more (left, removed) or the room is gone
             await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))
-            self.counted = False  # the seat that counted this socket is gone
+            self.present = False  # the seat is gone, and its presence rows with it
             await self.close(code=CLOSE_GONE)
             return
         version, clock, fragments = out
@@ -193,6 +238,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
 def _is_seated(room_id, user) -> bool:
     return Room.objects.filter(pk=room_id, seats__user=user).exists()
+
+
+def _is_ping(text: str) -> bool:
+    if '"ping"' not in text:
+        return False
+    try:
+        content = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(content, dict) and content.get("action") == "ping"
 
 
 def _toast(message, lang):

@@ -63,7 +63,6 @@ class Seat(models.Model):
     ready = models.BooleanField(default=False)
     auto_play = models.BooleanField(default=False)  # 托管
     timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
-    connections = models.PositiveSmallIntegerField(default=0)  # open sockets; 0 = offline
     ip = models.GenericIPAddressField(null=True, blank=True)  # from the socket (or a trusted proxy)
     latitude = models.FloatField(null=True, blank=True)  # shared by the player, with consent
     longitude = models.FloatField(null=True, blank=True)
@@ -84,7 +83,34 @@ class Seat(models.Model):
 
     @property
     def online(self):
-        return self.connections > 0
+        """A socket of this seat was heard from within the presence TTL (games/presence.py). Lists
+        annotate `is_online` (presence.with_online) to ask once for all seats."""
+        value = self.__dict__.get("is_online")
+        if value is None:
+            from games.presence import seat_online
+
+            value = seat_online(self.pk)
+        return value
+
+
+class SocketPresence(models.Model):
+    """One open room socket (games/presence.py). Written on connect, refreshed by the page's
+    heartbeat, deleted on disconnect; a row of a process that died without a disconnect simply
+    stops counting after settings.PRESENCE_TTL_SECONDS (and the periodic cleanup deletes it)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="sockets")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="sockets")
+    channel_name = models.CharField(max_length=100, unique=True)  # the consumer's channel-layer name
+    opened_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("在线连接")
+        verbose_name_plural = _("在线连接")
+        indexes = [models.Index(fields=["seat", "seen_at"], name="presence_seat_seen")]
+
+    def __str__(self):
+        return f"{self.channel_name} @ {self.seen_at:%H:%M:%S}"
 
 
 class Game(models.Model):

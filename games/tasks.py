@@ -39,3 +39,12 @@ def build_replay(self, hand_id):
         replays.build(hand_id)
     except Exception as exc:  # a dead database connection, a worker restart: try again
         raise self.retry(exc=exc)
+
+
+@shared_task(ignore_result=True)
+def expire_presence():
+    """Run by beat every 30 s: forget sockets not heard from within the presence TTL (their
+    process died) and tell their rooms that those seats are offline (games/presence.py)."""
+    from games import presence
+
+    return presence.expire()

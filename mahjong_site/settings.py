@@ -135,14 +135,34 @@ CHANNEL_LAYER = env_str("CHANNEL_LAYER", "redis").lower()
 
 
 def channel_layers_for(kind, redis_url):
-    """CHANNEL_LAYERS for CHANNEL_LAYER=redis (default) or memory (tests, single process)."""
+    """CHANNEL_LAYERS for CHANNEL_LAYER=redis (default) or memory (tests, single process).
+
+    The Redis timeouts matter (issue 9): channels_redis receives with a blocking BZPOPMIN that
+    returns empty after 5 s, and redis-py's default socket read timeout is also 5 s. The two raced
+    and the client usually lost: redis.exceptions.TimeoutError escaped channel_layer.receive()
+    and daphne closed every idle websocket with 1011 within seconds. So the socket timeout is
+    three times the BZPOPMIN timeout (still finite: a dead Redis is noticed), pooled connections
+    idle for 30 s are PINGed before use (a Redis restart or a NAT that dropped them is found and
+    reconnected, with `retries`), and bursts wait up to `pool_timeout` s for one of
+    `max_connections` per process instead of raising "Too many connections"
+    (mahjong_site/redis_layer.py).
+    """
     if kind == "memory":
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     if kind == "redis":
         return {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [redis_url]},
+                "BACKEND": "mahjong_site.redis_layer.RedisChannelLayer",
+                "CONFIG": {"hosts": [{
+                    "address": redis_url,
+                    "socket_timeout": env_int("REDIS_SOCKET_TIMEOUT", 15),  # > BZPOPMIN's 5 s
+                    "socket_connect_timeout": 5,
+                    "socket_keepalive": True,
+                    "health_check_interval": 30,
+                    "max_connections": env_int("REDIS_MAX_CONNECTIONS", 50),
+                    "pool_timeout": 10,
+                    "retries": 2,
+                }]},
             }
         }
     raise ImproperlyConfigured(f"CHANNEL_LAYER={kind!r}: use 'redis' or 'memory'")
@@ -176,6 +196,10 @@ TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
 if TRUSTED_PROXY_HOPS < 0:
     raise ImproperlyConfigured("TRUSTED_PROXY_HOPS must be 0 or more")
 
+# Presence (games/presence.py): a seat is online while one of its sockets was heard from within
+# this many seconds. The room page pings every 25 s (static/js/table.js), so two pings may be lost.
+PRESENCE_TTL_SECONDS = env_int("PRESENCE_TTL_SECONDS", 70)
+
 # Test-only: a fixed base makes every wall and the first dealer deterministic (seeded e2e tests).
 GAME_SEED_BASE = env_str("GAME_SEED_BASE", "")
 
@@ -194,6 +218,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 2.0,
         # Runs often: don't keep its results, and drop runs that queued up while no worker ran.
         "options": {"ignore_result": True, "expires": 10},
+    },
+    # Sockets whose process died without a disconnect: forget them and tell their rooms.
+    "expire-presence": {
+        "task": "games.tasks.expire_presence",
+        "schedule": 30.0,
+        "options": {"ignore_result": True, "expires": 25},
     },
 }
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from games import consumers
 from games.engine.tiles import NUM_FACES, face_name
-from games.models import Alert, HandEvent, Room, Seat
+from games.models import Alert, HandEvent, Room, Seat, SocketPresence
 
 from room_helpers import db, hand_snapshot, make_room, run, split_fragments, start
 
@@ -28,7 +28,7 @@ EXAMPLES = 400
 
 TILES = [face_name(f) for f in range(NUM_FACES)] + ["0m", "10p", "8z", "5x", "", " 5p", "５p", "🀄"]
 # What the seat that is not in turn may legally do during a hand: never generated (see below).
-LEGAL_FOR_SENDER = {"dissolve", "auto_on", "auto_off", "location"}
+LEGAL_FOR_SENDER = {"dissolve", "auto_on", "auto_off", "location", "ping"}
 NOT_AN_ACTION = (set(consumers.HAND_ACTIONS) | set(consumers.ROOM_ACTIONS)) - LEGAL_FOR_SENDER
 FALSE_FLAGS = [False, "false", "0", 0, "off", "no", ""]
 TRUE_FLAGS = {True, "true", "1", 1, "on", "yes", None}
@@ -85,9 +85,10 @@ def _coordinate_ok(value, limit):
 def snapshot(room_id, hand_id):
     room = Room.objects.get(pk=room_id)
     seats = list(Seat.objects.filter(room_id=room_id).order_by("position").values(
-        "ready", "auto_play", "timeouts", "latitude", "longitude", "ip", "connections"))
+        "ready", "auto_play", "timeouts", "latitude", "longitude", "ip"))
+    sockets = sorted(SocketPresence.objects.filter(room_id=room_id).values_list("channel_name", "seat_id", "seen_at"))
     return (room.version, room.status, room.dissolve_started_at, room.token, room.invite_revoked,
-            HandEvent.objects.filter(hand_id=hand_id).count(), seats, Alert.objects.filter(room_id=room_id).count(),
+            HandEvent.objects.filter(hand_id=hand_id).count(), seats, sockets, Alert.objects.filter(room_id=room_id).count(),
             room.game.hands.get(pk=hand_id).version)
 
 

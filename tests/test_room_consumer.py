@@ -12,9 +12,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
+from games import presence, services
 from games.engine import game as engine
-from games.models import Hand, HandEvent, Room, Seat
+from games.models import Hand, HandEvent, Room, Seat, SocketPresence
 
 from room_helpers import (
     act, choose, press, start, connect, current_hand, db, face_down, hand_snapshot, make_room, make_user, run, sync_all, tiles_in,
@@ -123,8 +123,8 @@ def test_four_players_play_a_seeded_hand_over_sockets(settings):
                 assert re.search(r"本局 [+-]?%s 胡" % re.escape(str(n).removesuffix(".0")), result)
         for q in players:
             await q.comm.disconnect()
-        seats = await db(lambda: list(Seat.objects.filter(room=room).values_list("connections", flat=True)))
-        assert seats == [0, 0, 0, 0]
+        assert await db(presence.online_positions, room.pk) == set()
+        assert await db(lambda: SocketPresence.objects.filter(room=room).count()) == 0
 
     run(scenario)
 
@@ -214,7 +214,7 @@ def test_anonymous_and_outsider_sockets_are_refused(settings):
             comm, connected = await connect(room_id, user, expect=False)
             assert not connected
             await comm.disconnect()
-        assert await db(lambda: list(Seat.objects.filter(room=room).values_list("connections", flat=True))) == [0, 0]
+        assert await db(lambda: SocketPresence.objects.filter(room=room).count()) == 0  # refused: never present
         # a seated player who is removed is told so, and the socket closes for good
         guest = await connect(room.pk, users[1], 1)
         host = await connect(room.pk, users[0], 0)

@@ -79,8 +79,10 @@ def test_development_defaults(tmp_path):
     assert got["SESSION_COOKIE_SECURE"] is False
     assert got["DB_ENGINE"] == "django.db.backends.sqlite3"
     assert got["DB_NAME"] == str(tmp_path / "db.sqlite3")
-    assert got["CHANNEL_BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert got["CHANNEL_CONFIG"] == {"hosts": ["redis://127.0.0.1:6390/0"]}
+    assert got["CHANNEL_BACKEND"] == "mahjong_site.redis_layer.RedisChannelLayer"
+    (host,) = got["CHANNEL_CONFIG"]["hosts"]
+    assert host["address"] == "redis://127.0.0.1:6390/0"
+    assert host["socket_timeout"] > 5  # above channels_redis's 5 s BZPOPMIN (tests/test_idle_sockets.py)
     assert got["BROKER"] == "redis://127.0.0.1:6390/1"
     assert got["RESULTS"] == "redis://127.0.0.1:6390/2"
     assert got["EAGER"] is False

@@ -55,11 +55,47 @@
     tick();
     clearSoon();
   });
-  document.addEventListener("htmx:wsOpen", function () {
+  // The socket (games/consumers.py). A heartbeat {"action": "ping"} every 25 s keeps phones' NAT
+  // paths open and this seat 在线 (games/presence.py: online = heard from within 70 s); the server
+  // answers PONG, which is dropped here. Reconnects back off exponentially with jitter (about
+  // 1 s, 2 s, 4 s ... capped at 30 s) and the back-off is only forgiven once a socket has stayed
+  // up STABLE_MS: a server that accepts and drops at once (or refuses: Redis down) is not hammered.
+  // htmx-ext-ws would reset its own retry count on every open, so it asks us for the delay.
+  var HEARTBEAT_MS = 25000, STABLE_MS = 10000, BACKOFF_MIN_MS = 1000, BACKOFF_MAX_MS = 30000;
+  var PING = JSON.stringify({ action: "ping" }), PONG = "<!--pong-->";
+  var socket = null; // the open socket's wrapper (htmx-ext-ws publicInterface)
+  var failures = 0; // reconnects since a socket last stayed up STABLE_MS
+  var stableTimer = null;
+
+  function reconnectDelay() {
+    var cap = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * Math.pow(2, failures));
+    failures += 1;
+    return cap / 2 + Math.random() * cap / 2; // "equal jitter": between half and all of the cap
+  }
+  if (window.htmx) window.htmx.config.wsReconnectDelay = reconnectDelay;
+
+  function ping() {
+    if (!socket) return;
+    try { socket.send(PING); } catch (e) { /* closing: the close handler takes over */ }
+  }
+  setInterval(ping, HEARTBEAT_MS);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") ping(); // timers are throttled in background tabs
+  });
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (event.detail && event.detail.message === PONG) event.preventDefault(); // nothing to swap
+  });
+
+  document.addEventListener("htmx:wsOpen", function (event) {
+    socket = (event.detail && event.detail.socketWrapper) || null;
+    clearTimeout(stableTimer);
+    stableTimer = setTimeout(function () { failures = 0; }, STABLE_MS);
     var c = document.getElementById("conn");
     if (c) c.hidden = true;
   });
   document.addEventListener("htmx:wsClose", function (event) {
+    socket = null;
+    clearTimeout(stableTimer);
     var c = document.getElementById("conn");
     var code = event.detail && event.detail.event && event.detail.event.code;
     if (c && code !== 4000 && code !== 1000) c.hidden = false;
