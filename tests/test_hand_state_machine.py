@@ -9,6 +9,7 @@ two tiles of a suit closer than three) and so can never claim anything.
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -394,7 +395,11 @@ def test_a_discarded_wild_is_never_claimed():
     assert claims(out2) == {1: ["chow"], 2: ["pung"], 3: ["win"]}
 
 
-# --- 5. two winners: the nearest to the discarder wins ------------------------------------
+# --- 5. several winners on one discard: the first from the DEALER in turn order wins ------
+# README "Claims" / seed 000 捉冲 rule 6 (从庄家按逆时针方向，顺序在前者): the winner is the first
+# claimant counting from the dealer (dealer, dealer's lower player, ...), not the one nearest the
+# discarder. Only the wins are ordered that way; win > pung/kong > chow is unchanged.
+# In the first tests player 0 is both the dealer and the discarder, so both orders agree.
 
 TWO_WINNERS = {0: "1479m1247s12346z5p", 1: "234m567m888s22z46p", 2: "369m369p36s1347z8p",
                3: "123m456m789m11s67p"}
@@ -407,22 +412,22 @@ def _two_winners():
     return st
 
 
-def test_two_winners_the_nearer_wins_even_when_the_farther_answers_first():
+def test_two_winners_the_first_from_the_dealer_wins_even_when_the_other_answers_first():
     st = _two_winners()
     st, _ = play(st, A("win", 3, "5p"))
-    assert st.phase == CLAIM and waiting_player(st) == [1]  # 1 is nearer: wait for them
+    assert st.phase == CLAIM and waiting_player(st) == [1]  # 1 comes first from the dealer: wait
     st, events = play(st, A("win", 1, "5p"))
     assert st.phase == ENDED and st.result.winner == 1 and st.result.discarder == 0
     assert events[-1]["type"] == "win" and events[-1]["seat"] == 1
 
 
-def test_two_winners_the_nearer_answering_first_ends_the_window():
+def test_two_winners_the_first_from_the_dealer_answering_first_ends_the_window():
     st = _two_winners()
     st, _ = play(st, A("win", 1, "5p"))
     assert st.phase == ENDED and st.result.winner == 1
 
 
-def test_two_winners_the_farther_wins_when_the_nearer_declines():
+def test_two_winners_the_later_wins_when_the_first_declines():
     st = _two_winners()
     st, _ = play(st, A("pass", 1))
     assert st.phase == CLAIM and st.furiten[1] == frozenset({T("5p")})
@@ -430,7 +435,7 @@ def test_two_winners_the_farther_wins_when_the_nearer_declines():
     assert st.result.winner == 3 and st.result.discarder == 0
 
 
-def test_two_winners_a_chow_claim_by_the_nearer_loses_to_the_farthers_win():
+def test_two_winners_a_chow_claim_by_the_first_loses_to_the_laters_win():
     st = _two_winners()
     st, _ = play(st, A("chow", 1, "5p", "46p"))
     assert st.furiten[1] == frozenset({T("5p")})  # claiming something else declines the win
@@ -438,8 +443,9 @@ def test_two_winners_a_chow_claim_by_the_nearer_loses_to_the_farthers_win():
     assert st.result.winner == 3 and st.melds[1] == ()
 
 
-def test_two_winners_turn_order_wraps_around():
-    # player 2 discards; players 0 and 1 can both win: 0 is nearer (2 -> 3 -> 0 -> 1)
+def test_two_winners_the_dealer_wins_though_the_other_claimant_is_nearer_the_discarder():
+    # dealer 0; player 2 discards; players 0 and 1 can both win: 0 is the dealer. (Player 0 is
+    # also the nearer of the two to the discarder: 2 -> 3 -> 0 -> 1.)
     hands = {0: "123m456m789m11s67p", 1: "234m567m888s22z46p", 2: "1479m1247s12346z5p",
              3: "369m369p36s1347z8p"}
     st = make_state(hands=hands, turn=2)
@@ -449,6 +455,150 @@ def test_two_winners_turn_order_wraps_around():
     assert st.phase == CLAIM and waiting_player(st) == [0]
     st, _ = play(st, A("win", 0, "5p"))
     assert st.result.winner == 0 and st.result.discarder == 2
+
+
+# Hands for any seating: the discarder throws 5p; each WINS_ON_5P hand wins on it (67p waits on
+# 5p/8p, 46p on 5p closed, 5p single), NO_CLAIM has no claim on it. No face is used more than
+# four times whatever the seating.
+DISCARDS_5P = "1479m1247s12346z5p"
+WINS_ON_5P = ("123m456m789m11s67p", "234m567m888s22z46p", "123s456s678s999p5p")
+NO_CLAIM = "369m369p36s1347z8p"
+PUNGS_5P = "55p369m36s1234z7z1p"
+
+
+def _first_from_dealer(claimants, dealer, n):
+    return min(claimants, key=lambda q: (q - dealer) % n)
+
+
+def _nearest_to_discarder(claimants, discarder, n):
+    return min(claimants, key=lambda q: (q - discarder) % n)
+
+
+def _several_winners(n, dealer, discarder, claimants, winner_hands=WINS_ON_5P):
+    hands = {discarder: DISCARDS_5P}
+    it = iter(winner_hands)
+    for q in range(n):
+        if q != discarder:
+            hands[q] = next(it) if q in claimants else NO_CLAIM
+    st = make_state(hands=hands, players=n, dealer=dealer, turn=discarder)
+    st, _ = play(st, A("discard", discarder, "5p"))
+    assert {q for q, kinds in claims(st).items() if "win" in kinds} == set(claimants)
+    return st
+
+
+SEVERAL_WINNERS = [
+    (n, dealer, discarder, claimants)
+    for n in (4, 3)
+    for dealer in range(n)
+    for discarder in range(n)
+    for k in (2, 3) if k < n
+    for claimants in itertools.combinations([q for q in range(n) if q != discarder], k)
+]
+
+
+def test_the_several_winners_table_covers_what_the_rule_changed():
+    firsts = [(_first_from_dealer(c, d, n), _nearest_to_discarder(c, t, n), d) for n, d, t, c in SEVERAL_WINNERS]
+    assert any(f != near for f, near, _d in firsts)  # the old rule would pick another winner
+    assert any(f == d != near for f, near, d in firsts)  # the dealer wins though not the nearest
+    assert {(n, len(c)) for n, _d, _t, c in SEVERAL_WINNERS} == {(4, 2), (4, 3), (3, 2)}
+
+
+@pytest.mark.parametrize("n,dealer,discarder,claimants", SEVERAL_WINNERS)
+def test_several_winners_the_first_from_the_dealer_wins_in_any_answer_order(n, dealer, discarder, claimants):
+    first = _first_from_dealer(claimants, dealer, n)
+    for order in itertools.permutations(claimants):
+        st = _several_winners(n, dealer, discarder, claimants)
+        for q in order:
+            st, events = play(st, A("win", q, "5p"))
+            if q == first:
+                # nobody still to answer can beat it: the window ends at once
+                assert st.phase == ENDED, (order, q)
+                r = st.result
+                assert r.winner == first and r.discarder == discarder and r.win_tile == T("5p")
+                assert events[-1]["type"] == "win" and events[-1]["seat"] == first
+                assert next_dealer(st) == (dealer if first == dealer else (dealer + 1) % n)
+                break
+            # a later claimant answered: wait for the first from the dealer
+            assert st.phase == CLAIM and first in waiting_player(st), (order, q)
+        else:
+            pytest.fail("the first claimant from the dealer never answered")
+
+
+@pytest.mark.parametrize("n,dealer,discarder,claimants", SEVERAL_WINNERS)
+def test_several_winners_passes_hand_the_win_down_the_dealer_order(n, dealer, discarder, claimants):
+    # claimants in dealer order pass one by one until the last; it waits only for those before it
+    ranked = sorted(claimants, key=lambda q: (q - dealer) % n)
+    last = ranked[-1]
+    st = _several_winners(n, dealer, discarder, claimants)
+    st, _ = play(st, A("win", last, "5p"))
+    for q in ranked[:-1]:
+        assert st.phase == CLAIM and set(waiting_player(st)) == set(ranked[ranked.index(q):-1])
+        st, _ = play(st, A("pass", q))
+        assert st.furiten[q] == frozenset({T("5p")}) or st.phase == ENDED
+    assert st.phase == ENDED and st.result.winner == last
+
+
+def test_three_winners_the_dealer_himself_wins_last_to_answer():
+    # dealer 3 discards nothing: player 0 discards, 1, 2 and 3 all claim; 1 and 2 sit nearer the
+    # discarder and answer first, yet the dealer wins
+    st = _several_winners(4, dealer=3, discarder=0, claimants=(1, 2, 3))
+    st, _ = play(st, A("win", 1, "5p"))
+    assert st.phase == CLAIM and waiting_player(st) == [2, 3]
+    st, _ = play(st, A("win", 2, "5p"))
+    assert st.phase == CLAIM and waiting_player(st) == [3]
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.result.winner == 3 and st.result.discarder == 0 and st.seat_name(3) == "E"
+
+
+def test_two_winners_the_discarder_sitting_between_does_not_matter():
+    # dealer 0; player 2 discards; 3 is nearest the discarder but 1 comes first from the dealer
+    st = _several_winners(4, dealer=0, discarder=2, claimants=(1, 3))
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.phase == CLAIM and waiting_player(st) == [1]
+    st, _ = play(st, A("win", 1, "5p"))
+    assert st.result.winner == 1 and st.result.discarder == 2
+
+
+def test_first_from_the_dealer_answering_first_does_not_wait_for_the_nearer_claimant():
+    # dealer 3; player 1 discards; 2 is nearest the discarder, 3 (the dealer) comes first
+    st = _several_winners(4, dealer=3, discarder=1, claimants=(2, 3))
+    st, _ = play(st, A("win", 3, "5p"))
+    assert st.phase == ENDED and st.result.winner == 3
+    assert game.claim_rank(st, 3, "win") > game.claim_rank(st, 2, "win")
+
+
+@pytest.mark.parametrize("answers,outcome", [
+    ([A("pung", 2, "5p"), A("win", 3, "5p")], ("win", 3)),
+    ([A("win", 3, "5p")], ("win", 3)),  # a win beats any pung: resolved at once
+    ([A("pung", 2, "5p"), A("pass", 3)], ("pung", 2)),
+    ([A("pass", 3), A("pung", 2, "5p")], ("pung", 2)),
+])
+def test_a_win_beats_the_dealers_pung(answers, outcome):
+    # dealer 2 can pung player 1's 5p, player 3 can win on it: win > pung/kong > chow is unchanged
+    # by the dealer order (it orders only the wins)
+    st = make_state(hands={0: NO_CLAIM, 1: DISCARDS_5P, 2: PUNGS_5P, 3: WINS_ON_5P[0]}, dealer=2, turn=1)
+    st, _ = play(st, A("discard", 1, "5p"))
+    assert claims(st) == {2: ["pung"], 3: ["win"]}
+    for a in answers[:-1]:
+        st, _ = play(st, a)
+        # after a pung, 3 could still win; after 3's pass, the pung is still to come
+        assert st.phase == CLAIM and waiting_player(st) == [2 if a.seat == 3 else 3]
+    st, _ = play(st, answers[-1])
+    kind, who = outcome
+    if kind == "win":
+        assert st.phase == ENDED and st.result.winner == who and st.melds[2] == ()
+    else:
+        assert st.phase == DISCARD and st.turn == who and st.melds[who][-1].notation() == "pung:555p"
+
+
+def test_claim_rank_orders_wins_from_the_dealer_and_keeps_the_kinds_first():
+    st = make_state(hands={0: NO_CLAIM, 1: DISCARDS_5P, 2: PUNGS_5P, 3: WINS_ON_5P[0]}, dealer=2, turn=1)
+    wins = sorted(range(4), key=lambda q: game.claim_rank(st, q, "win"), reverse=True)
+    assert wins == [2, 3, 0, 1]  # dealer, their lower player, ...
+    assert min(game.claim_rank(st, q, "win") for q in range(4)) > max(
+        game.claim_rank(st, q, k) for q in range(4) for k in ("pung", "kong", "chow"))
+    assert min(game.claim_rank(st, q, k) for q in range(4) for k in ("pung", "kong")) > max(
+        game.claim_rank(st, q, "chow") for q in range(4))
 
 
 # --- 6. temporary furiten -------------------------------------------------------------------

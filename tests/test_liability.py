@@ -5,7 +5,9 @@
 2. The winner wins on a dragon discarded as a fresh tile (生牌: no tile of that face visible on
    the table before) by a player who was ready (听牌) -> the discarder.
 3. The winner had exposed pungs/kongs of two dragons and wins on a discard of the third dragon,
-   completing its pung -> the discarder.
+   completing its pung -> the discarder. Only sets the discarder could see count: a claimed pung,
+   an exposed or added kong; a concealed kong lies face down and does not (seed 000:
+   中發白任意兩者碰了).
 Exemption: whoever would be liable is not when they themself hold 3 台 (seat wind and dragon
 sets) or are ready with a full flush. Non-winners always settle among themselves.
 
@@ -265,3 +267,46 @@ def test_third_dragon_discarder_ready_with_a_full_flush_exempt():
     st = _third("1112345678999p7z")
     assert st.discard_ready
     check_settlement(st, liable=None, reason=None)
+
+
+# Only dragon sets the discarder could see count: a concealed kong (暗杠) is shown face down.
+
+@pytest.mark.parametrize("melds,liable", [
+    (["pung:555z", "pung:666z"], 0),
+    (["kong:5555z", "pung:666z"], 0),    # an exposed kong is shown
+    (["pung:555z", "kong:6666z"], 0),
+    (["kong:5555z", "kong:6666z"], 0),
+    (["ckong:5555z", "pung:666z"], None),  # face down: the discarder could not see it
+    (["pung:555z", "ckong:6666z"], None),
+    (["ckong:5555z", "ckong:6666z"], None),
+])
+def test_third_dragon_counts_only_dragon_sets_shown_face_up(melds, liable):
+    st = make_state(hands={0: "234p567p789p258s1z7z", 1: THIRD_P1, 2: THIRD_WINNER, 3: THIRD_P3},
+                    melds={2: melds}, rivers={3: "7z"}, turn=0)
+    st = _win_on(st, 0, 2, "7z")
+    r = st.result
+    assert r.scores[2].sets[0][:2] == ("pung", T("7z"))  # the 中 completes its pung all the same
+    assert r.scores[2].capped  # three dragon sets: 3 台
+    check_settlement(st, liable=liable, reason=None if liable is None else "third_dragon")
+
+
+def test_third_dragon_after_an_added_kong_played_out():
+    """Player 2 adds the fourth White to their exposed pung (加杠: shown face up), discards the
+    replacement; player 0 later discards the 中: liable."""
+    st = make_state(hands={0: "234p567p789p258s7z", 1: THIRD_P1, 2: "5z" + THIRD_WINNER, 3: THIRD_P3},
+                    melds={2: THIRD_MELDS}, rivers={3: "7z"}, wall="5m9p2s9m", turn=2, drawn="5z")
+    st, _ = play(st, A("akong", 2, "5z"))
+    assert [m.notation() for m in st.melds[2]] == ["kong:5555z", "pung:666z"] and st.drawn == T("9m")
+    st, _ = play(st, A("discard", 2, "9m"), A("discard", 3, "5m"))
+    st = _win_on(st, 0, 2, "7z")
+    check_settlement(st, liable=0, reason="third_dragon")
+
+
+def test_concealed_dragon_kong_does_not_make_the_third_dragon_seen():
+    # a concealed kong of White and a pung of Green; the 中 is fresh (none shown before) and the
+    # discarder is ready: case 3 does not apply, case 2 (fresh dragon) still does
+    st = make_state(hands={0: P0_READY, 1: THIRD_P1, 2: THIRD_WINNER, 3: THIRD_P3},
+                    melds={2: ["ckong:5555z", "pung:666z"]}, turn=0)
+    st = _win_on(st, 0, 2, "7z")
+    assert st.seen[T("7z")] == 1 and st.seen[T("5z")] == 0 and st.discard_ready
+    check_settlement(st, liable=0, reason="fresh_dragon")

@@ -37,6 +37,17 @@ def test_rules_page_in_english_by_parameter(client):
     assert "本站的裁定" not in html
 
 
+def test_rules_page_claim_order_and_third_dragon_liability_follow_the_spec(client):
+    # README "Claims" (seed 000 捉冲 rule 6) and taizhou.md §9 liability 3
+    zh = client.get(RULES).content.decode()
+    assert "从庄家起按出牌顺序" in zh and "离出牌者最近的一家和" not in zh
+    assert "暗杠扣着，打出的人看不见，不算" in zh
+    en = client.get(RULES + "?lang=en").content.decode()
+    assert "the first counting from the dealer in turn order" in en
+    assert "the one nearest to the discarder in turn order wins" not in en
+    assert "a concealed kong lies face down, the discarder could not see it, and it does not count" in en
+
+
 def test_rules_page_follows_the_ui_language(client):
     html = client.get(RULES, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert '<html lang="en">' in html

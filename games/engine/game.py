@@ -417,13 +417,27 @@ def _self_kong(state, p, kind, face):
     return _draw(new, p, events, from_back=True)
 
 
+def claim_rank(state: HandState, q: int, kind: str) -> tuple:
+    """Priority of player q's claim `kind` on the last discard; the higher tuple wins
+    (taizhou.md §3, rules README "Claims"): win > pung/kong > chow. Among several wins the
+    first claimant counting from the DEALER in turn order wins (seed 000, 捉冲 rule 6: 从庄家按
+    逆时针方向，顺序在前者), whoever discarded. Other claims keep the discarder's turn order; it
+    never decides anything (only one player can hold a pair of the discard, only the lower
+    player may chow) but keeps the order total. The discarder never claims."""
+    n = state.n
+    origin = state.dealer if kind == A_WIN else state.turn
+    return (CLAIM_RANK[kind], -((q - origin) % n))
+
+
 def _resolve_claims(state, events):
-    """Decide the claim window once no pending player could beat the best claim so far."""
+    """Decide the claim window once no pending player could beat the best claim so far
+    (`claim_rank` is a total order, so a pending player is waited for exactly when one of the
+    claims they may still make ranks above the best answer given)."""
     n = state.n
     discarder = state.turn
 
     def rank(q, kind):
-        return (CLAIM_RANK[kind], -((q - discarder) % n))
+        return claim_rank(state, q, kind)
 
     best = None
     for q in range(n):
@@ -544,7 +558,9 @@ def _liability(state, winner, tile, discarder, score):
     if score.full_flush and state.chows_from_upper[winner] >= 3 and upper != winner:
         candidate, reason = upper, "full_flush_chows"
     elif discarder is not None and tile in DRAGONS:
-        exposed_dragons = {m.face for m in state.melds[winner] if m.kind in (PUNG, KONG, CKONG) and m.face in DRAGONS}
+        # only sets the discarder could see: claimed pungs, exposed or added kongs; a concealed
+        # kong lies face down and does not count (taizhou.md §9 case 3; seed 000: 中發白任意兩者碰了)
+        exposed_dragons = {m.face for m in state.melds[winner] if m.kind in (PUNG, KONG) and m.face in DRAGONS}
         desc = score.sets[0] if score.sets else None
         if len(exposed_dragons - {tile}) >= 2 and desc and desc[0] == "pung" and desc[1] == tile:
             candidate, reason = discarder, "third_dragon"
