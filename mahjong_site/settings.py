@@ -209,6 +209,26 @@ CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 3600)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Riding out a Redis restart (issue 9). celery is pinned to 5.6.3: 5.7.0's worker closes the broken
+# connection a second time after collect() has detached its transport, and the Redis channel's
+# restore of unacked (ETA) messages then dies on `transport.client is None` -> the worker exits.
+# Here: keep retrying the broker for as long as it is away (the default gives up after 100 tries),
+# bound reads on a socket whose peer went silent (celery 5.6 collects a dead connection with no
+# timeout), and keep visibility_timeout above the longest eta we schedule (turn timeouts <= 120 s)
+# so an eta task is never handed out twice. Turn timeouts lost with Redis's memory are caught by
+# sweep_overdue (beat, every 2 s).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 900,
+    "socket_timeout": 15,
+    "socket_connect_timeout": 5,
+    "socket_keepalive": True,
+    "health_check_interval": 10,
+}
+# Tasks are idempotent (turn timeouts check the version, replays are rebuilt): on a lost connection
+# drop the running acks_late ones, they come back; also silences celery's deprecation warning.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
