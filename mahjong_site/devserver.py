@@ -5,6 +5,10 @@ Starts, as child processes:
     unless REDIS_URL is set in the environment (then that Redis is used);
   * daphne on 127.0.0.1:8000 (PORT and HOST override);
   * a Celery worker (solo pool) and Celery beat (schedule file in var/).
+A child that dies is started again after a short back-off (1 s, doubling with each crash in the
+last minute, at most 15 s) and at most RESTARTS_PER_MINUTE times a minute: a crash loop shows in
+the log as "crash loop" lines rather than as a busy loop. The others keep running meanwhile (the
+worker, beat and daphne reconnect to a restarted Redis by themselves).
 Ctrl-C or SIGTERM stops them all (daphne and Celery first, Redis last).
 
 Environment: PORT, HOST, REDIS_URL, EMBEDDED_REDIS_PORT (default 6390), VAR_DIR (default var/),
@@ -75,28 +79,72 @@ def _child_setup():
         pass
 
 
-class Supervisor:
-    """Starts named child processes and stops them all, in reverse order."""
+RESTART_DELAY = 1.0  # seconds before the first restart of a child that died
+RESTART_DELAY_MAX = 15.0
+RESTARTS_PER_MINUTE = 5
 
-    def __init__(self):
-        self.children = []  # [(name, Popen)]
+
+class Child:
+    """One supervised process: how to start it, the running Popen, its recent restarts."""
+
+    def __init__(self, name, args, env):
+        self.name = name
+        self.args = args
+        self.env = env
+        self.proc = None
+        self.restarts = []  # monotonic times of the restarts in the last minute
+        self.restart_at = None  # when a dead child is due to be started again
+
+    def spawn(self):
+        self.proc = subprocess.Popen(self.args, env=self.env, cwd=BASE_DIR, preexec_fn=_child_setup)
+        self.restart_at = None
+        return self.proc
+
+
+class Supervisor:
+    """Starts named child processes, restarts those that die, stops them all in reverse order."""
+
+    def __init__(self, clock=time.monotonic):
+        self.children = []  # [Child], in start order
+        self.clock = clock
 
     def start(self, name, args, env):
-        proc = subprocess.Popen(args, env=env, cwd=BASE_DIR, preexec_fn=_child_setup)
-        self.children.append((name, proc))
+        child = Child(name, args, env)
+        proc = child.spawn()
+        self.children.append(child)
         log(f"started {name} (pid {proc.pid})")
         return proc
 
-    def exited(self):
-        """(name, returncode) of the first child that has exited, or None."""
-        for name, proc in self.children:
-            code = proc.poll()
-            if code is not None:
-                return name, code
-        return None
+    def restart_delay(self, child, now):
+        """Seconds to wait before starting `child` again; records the restart."""
+        child.restarts = [t for t in child.restarts if now - t < 60]
+        delay = min(RESTART_DELAY_MAX, RESTART_DELAY * 2 ** len(child.restarts))
+        if len(child.restarts) >= RESTARTS_PER_MINUTE:
+            # a crash loop: wait until the oldest restart of the last minute is a minute old
+            delay = max(delay, child.restarts[0] + 60 - now)
+            log(f"crash loop: {child.name} was restarted {len(child.restarts)} times in the last minute; "
+                f"next try in {delay:.0f} s")
+        child.restarts.append(now + delay)
+        return delay
+
+    def tick(self):
+        """Notice children that died and start again those whose back-off is over."""
+        now = self.clock()
+        for child in self.children:
+            if child.restart_at is None:
+                code = child.proc.poll()
+                if code is None:
+                    continue
+                delay = self.restart_delay(child, now)
+                log(f"{child.name} (pid {child.proc.pid}) exited with status {code}; restarting it in {delay:.0f} s")
+                child.restart_at = now + delay
+            if now >= child.restart_at:
+                proc = child.spawn()
+                log(f"restarted {child.name} (pid {proc.pid})")
 
     def stop_all(self):
-        for name, proc in reversed(self.children):
+        for child in reversed(self.children):
+            name, proc = child.name, child.proc
             if proc.poll() is None:
                 try:
                     os.killpg(proc.pid, signal.SIGTERM)
@@ -137,7 +185,6 @@ def main():
     supervisor = Supervisor()
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, _raise_stop)
-    status = 0
     try:
         if os.environ.get("REDIS_URL"):
             log(f"using Redis at {env['REDIS_URL']}")
@@ -197,19 +244,15 @@ def main():
         print(f"\n台州麻将 running at http://{host}:{port}/  (Ctrl-C to stop)\n", flush=True)
 
         while True:
-            dead = supervisor.exited()
-            if dead:
-                log(f"{dead[0]} exited with status {dead[1]}; stopping everything")
-                status = 1
-                break
-            time.sleep(0.5)
+            supervisor.tick()
+            time.sleep(0.2)
     except _Stop:
         log("stopping")
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         supervisor.stop_all()
-    return status
+    return 0
 
 
 if __name__ == "__main__":
