@@ -24,16 +24,16 @@ from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
-# The part of a host entry that is ours, not redis-py's.
-OWN_KEYS = ("pool_timeout", "retries")
+
+REDIS_PY_SOCKET_TIMEOUT = 5  # redis-py's socket_timeout when none is given (6.0 and later)
 
 
 class RedisChannelLayer(core.RedisChannelLayer):
     def __init__(self, hosts=None, **kwargs):
         super().__init__(hosts=hosts, **kwargs)
         for host in self.hosts:
-            timeout = host.get("socket_timeout", "default")
-            if timeout == "default" or (timeout is not None and timeout <= self.brpop_timeout + 1):
+            timeout = host.get("socket_timeout", REDIS_PY_SOCKET_TIMEOUT)
+            if timeout is not None and timeout <= self.brpop_timeout + 1:
                 raise ImproperlyConfigured(
                     f"the Redis channel layer needs socket_timeout well above its {self.brpop_timeout} s "
                     f"blocking receive (got {timeout!r}): idle sockets would close with 1011")

@@ -93,6 +93,29 @@ def test_development_defaults(tmp_path):
     assert any(entry["task"] == "games.tasks.sweep_overdue" for entry in got["BEAT"].values())
 
 
+def test_the_redis_channel_layer_outwaits_its_blocking_receive():
+    """channels_redis blocks 5 s in BZPOPMIN; a socket timeout at or near that closes idle sockets
+    (tests/test_idle_sockets.py). The site's layer refuses such a config and pools connections
+    in a BlockingConnectionPool (a burst waits for a connection instead of failing)."""
+    from redis.asyncio import BlockingConnectionPool
+
+    from mahjong_site.redis_layer import RedisChannelLayer
+    from mahjong_site.settings import channel_layers_for
+
+    for host in ({"address": "redis://127.0.0.1:1/0"}, {"address": "redis://127.0.0.1:1/0", "socket_timeout": 5}):
+        with pytest.raises(ImproperlyConfigured, match="socket_timeout"):
+            RedisChannelLayer(hosts=[host])
+    config = channel_layers_for("redis", "redis://127.0.0.1:1/4")["default"]
+    assert config["BACKEND"] == "mahjong_site.redis_layer.RedisChannelLayer"
+    layer = RedisChannelLayer(**config["CONFIG"])
+    pool = layer.create_pool(0)  # no connection is made until a command runs
+    assert isinstance(pool, BlockingConnectionPool)
+    kwargs = pool.connection_kwargs
+    assert kwargs["socket_timeout"] >= 3 * layer.brpop_timeout and kwargs["db"] == 4
+    assert kwargs["health_check_interval"] and kwargs["socket_keepalive"] and kwargs["retry"].get_retries() >= 1
+    assert pool.max_connections == config["CONFIG"]["hosts"][0]["max_connections"] and pool.timeout > 0
+
+
 def test_services_from_environment(tmp_path):
     proc = run_settings(
         tmp_path,
