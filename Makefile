@@ -1,6 +1,7 @@
 # make run   - set up .venv if needed, migrate, start the whole site (daphne, Celery, embedded Redis)
 # make test  - set up .venv if needed, run the test suite
-# make bench - run the benchmarks (engine scoring; replay generation)
+# make bench - run the benchmarks (engine scoring; replay generation; server CPU per move; a short
+#              live run: 1 table of 4 socket clients for 20 s on the real stack, bench/live.py)
 
 PYTHON ?= python3
 VENV := .venv
@@ -34,3 +35,5 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/replay.py
+	$(PY) bench/move_cpu.py --moves 200
+	$(PY) bench/live.py --tables 1 --duration 20

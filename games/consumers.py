@@ -209,13 +209,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if isinstance(version, int) and version <= self.sent_version:
             return  # already rendered at this version or later
         try:
-            await self.send_view()
+            await self.send_view(version=version if isinstance(version, int) else None)
         except Exception:  # keep the socket; the next update or a reconnect renders again
             log.exception("room %s: could not render the view of user %s", self.room_id, self.user.pk)
 
-    async def send_view(self, full=False):
-        out = await database_sync_to_async(table.seat_fragments)(self.room_id, self.user, self.lang,
-                                                                 self.base_url)
+    async def send_view(self, full=False, version=None):
+        # Renders run in the thread pool, not on the one thread every thread-sensitive call of this
+        # process shares: a room's four renders (and other rooms') don't queue behind each other
+        # or behind a move; games.table shares what they read alike (one snapshot per version;
+        # `version`, announced after a commit, lets it skip asking the database for the latest).
+        out = await _seat_fragments(self.room_id, self.user, self.lang, self.base_url, version)
         if out is None:  # no seat any more (left, removed) or the room is gone
             await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))
             self.present = False  # the seat is gone, and its presence rows with it
@@ -235,6 +238,13 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
 
 # --- helpers (run in a thread) -----------------------------------------------------------
+
+def _render_seat(room_id, user, lang, base_url, version=None):
+    return table.seat_fragments(room_id, user, lang, base_url, version)
+
+
+_seat_fragments = database_sync_to_async(_render_seat, thread_sensitive=False)
+
 
 def _is_seated(room_id, user) -> bool:
     return Room.objects.filter(pk=room_id, seats__user=user).exists()

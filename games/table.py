@@ -9,13 +9,35 @@ through a whitelist of public event kinds (never a draw).
 `render_fragments(context)` renders the page's id'd fragments (the partials of
 templates/games/room.html) for out-of-band swaps over the socket; the room page renders the
 same partials inline.
+
+Speed (issue 9: a move re-renders four seats; bench/move_cpu.py, bench/live.py):
+- The rows a room's seats all read (room, seats, game, hand, engine state, the last moves) are
+  read once per room version per process (`room_snapshot`), for the socket renders only, and
+  only outside a transaction, so a snapshot never holds anything uncommitted. Its key is the
+  committed (version, token) of the room row: any change made through games.services bumps
+  the version. Presence is read fresh for every seat (it changes by time, without a bump), and
+  the room page itself always reads fresh rows.
+- Fragments are rendered through `render_memo`: the HTML of a partial is a pure function of the
+  small context it is given (FRAGMENT_CONTEXT lists what each partial reads), so it is kept per
+  process keyed by that context and the language. What every seat sees alike (the status, the
+  alerts, each player's melds and river, ...) is rendered once, and unchanged fragments are not
+  rendered again. A seat's own tiles are part of the key of every fragment that shows them, so
+  a cached fragment can only be served to a seat whose own data renders to exactly it.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import date, datetime
+from datetime import time as dtime
+from decimal import Decimal
 
 from django.core.exceptions import ObjectDoesNotExist
+from django.db import connection
+from django.db.models.signals import post_migrate
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
@@ -155,13 +177,18 @@ def _vals(**values) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
-def _last_move(hand: Hand, names: dict, lang: str) -> dict | None:
+def _recent_moves(hand: Hand) -> tuple:
+    """(action, events, auto) of the hand's last 12 log rows, newest first."""
+    rows = HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto")[:12]
+    return tuple((row.action, row.events, row.auto) for row in rows)
+
+
+def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
     """The latest public move of the hand: who, what, which tile (never a concealed kong's face)."""
     from games.engine.tiles import face_label, parse_tile
 
-    rows = HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto")[:12]
-    for row in rows:
-        for ev in reversed(row.events or []):
+    for action, events, auto_row in moves:
+        for ev in reversed(events or []):
             kind = ev.get("type")
             if kind not in PUBLIC_EVENTS:
                 continue
@@ -179,7 +206,7 @@ def _last_move(hand: Hand, names: dict, lang: str) -> dict | None:
             else:
                 verb, tile = _action_label(kind), ev.get("tile")
             label = face_label(parse_tile(tile), lang) if tile else ""
-            auto = bool(row.auto) and kind == "discard" and (row.action or {}).get("seat") == seat
+            auto = bool(auto_row) and kind == "discard" and (action or {}).get("seat") == seat
             return {"name": names.get(seat, ""), "verb": verb, "tile": label, "auto": auto}
     return None
 
@@ -226,41 +253,157 @@ def _split_drawn(tiles: list, drawn: str | None):
     return tiles, None
 
 
-def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", now=None) -> dict | None:
-    """Everything the room page shows to `user`, or None if they have no seat in the room."""
+# --- what every seat of a room reads alike, once per committed room version -------------------
+
+@dataclass(frozen=True)
+class RoomSnapshot:
+    """Rows of one room as committed at `key` = (room version, invite token). Read only: the
+    renders of several seats share it, in several threads."""
+
+    key: tuple
+    room: Room
+    seat_rows: tuple
+    names: dict
+    game: Game | None
+    hand: Hand | None
+    phase: str
+    state: object  # the engine state at hand.version, or None (no hand in play or shown)
+    moves: tuple  # _recent_moves(hand) while the hand is played
+    online: frozenset  # positions with a live socket when read (presence.online_positions)
+    near_meters: int | None
+    game_beans: dict | None
+
+
+SNAPSHOTS = 1024  # rooms per process (least recently used first out)
+_snapshots: OrderedDict = OrderedDict()  # room id -> RoomSnapshot
+_building: dict = {}  # room id -> lock: one thread reads a room's rows, the others wait for it
+_snap_lock = threading.Lock()
+
+
+def _phase(room: Room, hand: Hand | None) -> str:
+    if room.status == Room.DISSOLVED or (hand is not None and hand.status == Hand.VOID):
+        return DISSOLVED
+    if room.status == Room.WAITING or hand is None:
+        return WAITING
+    if hand.status == Hand.PLAYING:
+        return PLAYING
+    if room.status == Room.FINISHED:
+        return FINISHED
+    return RESULT
+
+
+def _build_snapshot(room_id: int) -> RoomSnapshot | None:
+    hand = Hand.objects.filter(game__room_id=room_id).select_related("game__room").order_by("-number").first()
+    if hand is not None:
+        game, room = hand.game, hand.game.room
+    else:
+        room = Room.objects.filter(pk=room_id).first()
+        if room is None:
+            return None
+        game = Game.objects.filter(room_id=room_id).first()
+    seat_rows = tuple(room.seats.select_related("user", "user__profile"))
+    phase = _phase(room, hand)
+    state = services.hand_state(hand) if hand is not None and phase in (PLAYING, RESULT, FINISHED) else None
+    near_meters = None
+    if services.seat_distances(seat_rows):
+        from accounts.models import SiteSettings
+
+        near_meters = SiteSettings.current().near_meters
+    return RoomSnapshot(
+        key=(room.version, room.token), room=room, seat_rows=seat_rows,
+        names={s.position: display_name(s.user) for s in seat_rows}, game=game, hand=hand, phase=phase,
+        state=state, moves=_recent_moves(hand) if phase == PLAYING else (), near_meters=near_meters,
+        online=frozenset(presence.online_positions(room_id)),
+        game_beans=game_beans(game) if game is not None and phase in (FINISHED, DISSOLVED) else None)
+
+
+def room_snapshot(room_id: int, cached: bool = True, at_least: int | None = None) -> RoomSnapshot | None:
+    """The room's rows at its committed version: from the process cache when its key is the
+    room row's current (version, token), else read (and kept, outside a transaction only).
+
+    at_least: the version a room.updated message announced (sent after its commit). A cached
+    snapshot of that version or later is used without asking the database: a later change
+    announces itself the same way."""
+    if not cached or connection.in_atomic_block:  # what a transaction reads may never commit
+        return _build_snapshot(room_id)
+    key = None
+    with _snap_lock:
+        hit = _snapshots.get(room_id)
+    if at_least is not None and hit is not None and hit.key[0] >= at_least:
+        return hit
+    if at_least is None or hit is None:
+        key = Room.objects.filter(pk=room_id).values_list("version", "token").first()
+        if key is None:
+            return None
+    # else: the cached one is older than the announced version; read the rows at once
+
+    def fresh(snap):
+        if snap is None:
+            return False
+        return snap.key == key if key is not None else snap.key[0] >= at_least
+
+    with _snap_lock:
+        hit = _snapshots.get(room_id)
+        if fresh(hit):
+            _snapshots.move_to_end(room_id)
+            return hit
+        lock = _building.setdefault(room_id, threading.Lock())
+    with lock:  # one thread reads the rows; the room's other seats wait and use them
+        with _snap_lock:
+            hit = _snapshots.get(room_id)
+            if fresh(hit):
+                return hit
+        snap = _build_snapshot(room_id)
+        if snap is None:
+            return None
+        with _snap_lock:
+            old = _snapshots.get(room_id)
+            if old is None or old.key[0] <= snap.key[0]:  # never put back an older version
+                _snapshots[room_id] = snap
+                _snapshots.move_to_end(room_id)
+            while len(_snapshots) > SNAPSHOTS:
+                gone, _old = _snapshots.popitem(last=False)
+                _building.pop(gone, None)
+        return snap
+
+
+def clear_caches(**kwargs):
+    """Forget every snapshot and rendered fragment of this process. Also run when the database is
+    flushed or migrated (post_migrate: tests), which may reuse room ids."""
+    with _snap_lock:
+        _snapshots.clear()
+        _building.clear()
+    with _memo_lock:
+        _memo.clear()
+
+
+post_migrate.connect(clear_caches, dispatch_uid="games.table.clear_caches")
+
+
+def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", now=None,
+                 cached: bool = False, at_least: int | None = None) -> dict | None:
+    """Everything the room page shows to `user`, or None if they have no seat in the room.
+    cached=True (the socket) reads the room's rows through the per-version snapshot cache
+    (room_snapshot); the page reads them fresh."""
     now = now or timezone.now()
-    try:
-        room = Room.objects.select_related("host").get(pk=room_id)
-    except Room.DoesNotExist:
+    snap = room_snapshot(room_id, cached=cached, at_least=at_least)
+    if snap is None:
         return None
-    seat_rows = list(room.seats.select_related("user", "user__profile"))
+    room, seat_rows, game, hand, phase = snap.room, snap.seat_rows, snap.game, snap.hand, snap.phase
     mine = next((s for s in seat_rows if s.user_id == getattr(user, "pk", None)), None)
     if mine is None:
         return None
     n = room.players
     me = mine.position
     is_host = room.host_id == user.pk
-    game = Game.objects.filter(room=room).first()
-    hand = game.hands.order_by("-number").first() if game else None
-
-    if room.status == Room.DISSOLVED or (hand is not None and hand.status == Hand.VOID):
-        phase = DISSOLVED
-    elif room.status == Room.WAITING or hand is None:
-        phase = WAITING
-    elif hand.status == Hand.PLAYING:
-        phase = PLAYING
-    elif room.status == Room.FINISHED:
-        phase = FINISHED
-    else:
-        phase = RESULT
 
     view = None
-    if hand is not None and phase in (PLAYING, RESULT, FINISHED):
-        view = seat_view(services.hand_state(hand), me, lang)
+    if snap.state is not None:
+        view = seat_view(snap.state, me, lang)
 
     by_pos = {s.position: s for s in seat_rows}
-    names = {s.position: display_name(s.user) for s in seat_rows}
-    online = presence.online_positions(room.pk)  # one query for every seat
+    names = snap.names
+    online = snap.online  # presence changes that others must see bump the room's version
     seats = []
     for p in range(n):
         s = by_pos.get(p)
@@ -285,7 +428,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         "server_now": epoch_ms(now), "room_version": room.version,
         "hand_version": hand.version if hand is not None else 0,
         "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
-        "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(),
+        "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
     }
     if game is not None:
         ctx["hand_number"] = hand.number if hand else game.hands_played
@@ -300,7 +443,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "deadline": epoch_ms(started + services.DISSOLVE_WINDOW),
         }
 
-    ctx.update(_safety_context(seat_rows, seats, mine, phase))
+    ctx.update(_safety_context(seat_rows, seats, mine, phase, snap.near_meters))
 
     if phase == WAITING:
         ctx["invite_partial"] = has_invite_partial()
@@ -310,8 +453,12 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         players = []
         for s in sorted(seats, key=lambda s: s["d"]):
             vp = view["players"][s["position"]]
-            players.append({**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"],
-                            "in_turn": vp["in_turn"]})
+            p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"]}
+            # rendered once for every seat that sees them alike (the owner of a concealed kong
+            # sees its faces: other melds, other key)
+            p["head_html"] = render_memo(f"{TEMPLATE}#player-head", {"p": {k: p[k] for k in HEAD_KEYS}})
+            p["tiles_html"] = render_memo(f"{TEMPLATE}#player-tiles", {"p": {"melds": p["melds"], "river": p["river"]}})
+            players.append(p)
         own = view["players"][me]
         hand_tiles, drawn_tile = _split_drawn(own["hand"], view["drawn"])
         can_discard, buttons = _hand_actions(view, hand, lang)
@@ -325,14 +472,14 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "my_turn": view["phase"] == "discard" and view["turn"] == me,
             "claiming": view["phase"] == "claim",
             "discarder": names.get(view["turn"], "") if view["phase"] == "claim" else "",
-            "last_move": _last_move(hand, names, lang),
+            "last_move": _last_move(snap.moves, names, lang),
         })
     if phase == RESULT and hand is not None and hand.deadline is not None:
         ctx["next_deadline"] = epoch_ms(hand.deadline)  # the ready countdown (services.next_hand_delay)
     if view is not None and phase in (RESULT, FINISHED) and view.get("result"):
         ctx["result"] = _result_context(view, seats, room, hand)
     if game is not None and phase in (FINISHED, DISSOLVED):
-        moved = game_beans(game)
+        moved = snap.game_beans or {}
         for s in seats:
             s["beans"] = moved.get(s["position"], 0)
         ranking = sorted((s for s in seats if s["total"] is not None), key=lambda s: (-s["total"], s["position"]))
@@ -355,19 +502,20 @@ def format_distance(metres: float) -> str:
     return f"{round(metres / 1000)} km"
 
 
-def _safety_context(seat_rows, seats, mine, phase) -> dict:
+def _safety_context(seat_rows, seats, mine, phase, near_meters=None) -> dict:
     """Anti-collusion warnings for every seated player: seats sharing an IP address (never the
     address itself), distances between seats that shared their location, pairs nearer than
     SiteSettings.near_meters; and my own frozen / location state."""
     label = {s["position"]: f"{s['wind']} {s['name']}" if s["wind"] else s["name"] for s in seats}
     sep = pgettext("list separator", "、")
     same_ip = [sep.join(label[p] for p in positions) for _ip, positions in services.same_ip_groups(seat_rows)]
-    distances, near, near_meters = [], [], None
+    distances, near = [], []
     pairs = services.seat_distances(seat_rows)
     if pairs:
-        from accounts.models import SiteSettings
+        if near_meters is None:
+            from accounts.models import SiteSettings
 
-        near_meters = SiteSettings.current().near_meters
+            near_meters = SiteSettings.current().near_meters
         for a, b, metres in pairs:
             distances.append({"a": label[a], "b": label[b], "text": format_distance(metres)})
             if metres < near_meters:
@@ -419,10 +567,98 @@ def lang_is_zh() -> bool:
     return ui_lang(translation.get_language()) == "zh"
 
 
+# --- rendering: a partial's HTML kept per process, keyed by exactly what it is given ---------------
+
+MEMO_SIZE = 8192  # rendered partials per process (least recently used first out)
+_memo: OrderedDict = OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def _key_default(value):
+    if isinstance(value, (datetime, date, dtime)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(type(value).__name__)  # anything else: not kept (rendered every time)
+
+
+def render_memo(template_name: str, ctx: dict, key: str | None = None) -> str:
+    """render_to_string(template_name, ctx), kept per (template, language, ctx as JSON).
+
+    Correct because the partial sees nothing but `ctx` (no request, no context processors): the
+    same JSON renders the same HTML. A value JSON cannot hold exactly (a model, a lazy string)
+    makes the render uncached. Strings at one place of a context are always of one kind (plain
+    text, or HTML already escaped and marked safe), so JSON's not telling them apart is safe.
+    `key` replaces the JSON where the caller knows better (rules_html)."""
+    if key is None:
+        try:
+            key = json.dumps(ctx, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_key_default)
+        except (TypeError, ValueError):
+            return render_to_string(template_name, ctx)
+    full = (template_name, translation.get_language(), key)
+    with _memo_lock:
+        html = _memo.get(full)
+        if html is not None:
+            _memo.move_to_end(full)
+            return html
+    html = render_to_string(template_name, ctx)
+    with _memo_lock:
+        _memo[full] = html
+        while len(_memo) > MEMO_SIZE:
+            _memo.popitem(last=False)
+    return html
+
+
+# Room fields that are not rules (they change while the rules are fixed once the room exists).
+_NOT_RULES = {"version", "status", "token", "invite_revoked", "dissolve_started_at", "dissolve_votes"}
+
+
+def rules_html(room: Room) -> str:
+    """games/_room_rules.html of the room (the same for every room with these rules)."""
+    fields = [(f.attname, getattr(room, f.attname)) for f in room._meta.concrete_fields
+              if f.attname not in _NOT_RULES and f.attname != "id"]
+    return render_memo("games/_room_rules.html", {"room": room}, key=repr(fields))
+
+
+# What each partial of templates/games/room.html reads from the seat's context (top-level keys; a
+# model is given as the few fields the partial reads). tests/test_table_render.py checks that each
+# renders exactly as with the whole context. The table and the invite box (rendered every time)
+# get the whole context.
+HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn")
+
+
+def _pick(ctx, *keys):
+    return {k: ctx[k] for k in keys if k in ctx}
+
+
+FRAGMENT_CONTEXT = {
+    "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html"),
+                         "room": {"pk": c["room"].pk}},
+    "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
+    "seats": lambda c: _pick(c, "phase", "seats", "is_host") if c["phase"] != PLAYING else {"phase": c["phase"]},
+    "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
+    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile"),
+                       "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
+    "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
+                               "next_deadline"),
+    "result": lambda c: {**_pick(c, "phase", "result", "summary"),
+                         "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
+                         "game": {"hands_played": c["game"].hands_played} if c.get("game") else None},
+}
+
+
+def render_fragment(name: str, ctx: dict) -> str:
+    """One fragment (partial `name` of room.html) of this seat's context, for an out-of-band swap."""
+    reduce = FRAGMENT_CONTEXT.get(name)
+    small = reduce(ctx) if reduce is not None else None
+    if small is None:
+        return render_to_string(f"{TEMPLATE}#{name}", {**ctx, "oob": True})
+    return render_memo(f"{TEMPLATE}#{name}", {**small, "oob": True})
+
+
 def render_fragments(ctx: dict) -> dict:
     """{fragment id: html} of every fragment, marked for out-of-band swaps."""
-    ctx = {**ctx, "oob": True}
-    return {name: render_to_string(f"{TEMPLATE}#{name}", ctx) for name in FRAGMENTS}
+    return {name: render_fragment(name, ctx) for name in FRAGMENTS}
 
 
 def render_clock(ctx: dict) -> str:
@@ -439,10 +675,11 @@ def render_gone(lang: str) -> str:
         return render_to_string(f"{TEMPLATE}#gone", {"oob": True, "lobby_url": lobby_url()})
 
 
-def seat_fragments(room_id: int, user, lang: str, base_url: str = ""):
-    """For the socket: (room version, clock html, {id: html}) or None when the user has no seat."""
+def seat_fragments(room_id: int, user, lang: str, base_url: str = "", version: int | None = None):
+    """For the socket: (room version, clock html, {id: html}) or None when the user has no seat.
+    version: the room version a room.updated message announced (see room_snapshot)."""
     with translation.override(django_language(lang)):
-        ctx = seat_context(room_id, user, lang, base_url=base_url)
+        ctx = seat_context(room_id, user, lang, base_url=base_url, cached=True, at_least=version)
         if ctx is None:
             return None
         return ctx["room_version"], render_clock(ctx), render_fragments(ctx)

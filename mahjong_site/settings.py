@@ -80,7 +80,10 @@ TEMPLATES = [
 # --- database ---------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
 DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0)),
+    # Persistent connections (a socket's every render used to open and close one): kept for
+    # DB_CONN_MAX_AGE seconds, checked before reuse after an error or a restart of the database.
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+                                     conn_health_checks=True),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite as a real default for a handful of tables: WAL lets readers run beside the one

