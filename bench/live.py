@@ -204,7 +204,8 @@ class Stack:
         subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=BASE_DIR, check=True)
         for i in range(args.processes):
             port = free_port()
-            proc = self.start(f"daphne {i}", [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+            profile = [] if not args.profile_daphne else ["-m", "cProfile", "-o", f"{args.profile_daphne}.{i}"]
+            proc = self.start(f"daphne {i}", [python, *profile, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
                                                "mahjong_site.asgi:application"], env)
             self.ports.append((port, proc))
         self.start("celery worker", [python, "-m", "celery", "-A", "mahjong_site", "worker", "--pool=solo",
@@ -734,6 +735,7 @@ def main(argv=None):
     parser.add_argument("--ping", type=float, default=25.0, help="heartbeat every N s as the page does (0: none)")
     parser.add_argument("--redis-db", type=int, default=8, help="first of the 3 Redis databases on REDIS_URL's server")
     parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run` (default: off, as in production)")
+    parser.add_argument("--profile-daphne", metavar="FILE", help="run daphne under cProfile, stats to FILE.<i>")
     parser.add_argument("--keep", action="store_true", help="keep the temporary VAR_DIR (logs, SQLite)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the first server traceback")
     args = parser.parse_args(argv)
