@@ -78,20 +78,21 @@ def setup(left):
 
 
 def next_hand(room, left):
-    room_id = room
+    """Everyone presses 准备 (the ready countdown may have dealt it already), then the new hand
+    is played on like the first one."""
     from django.contrib.auth import get_user_model
 
     from games import services
     from games.models import Hand
 
-    hand = current_hand(room_id)
-    if hand.status == Hand.PLAYING:
-        return {"hand": hand.pk}
-    for user in get_user_model().objects.filter(seats__room_id=room_id):
-        services.set_ready(user, room_id, True)
-        hand = current_hand(room_id)
-        if hand.status == Hand.PLAYING:
+    for user in get_user_model().objects.filter(seats__room_id=room):
+        if current_hand(room).status == Hand.PLAYING:
             break
+        try:
+            services.set_ready(user, room, True)
+        except services.ServiceError:  # dealt by the countdown meanwhile
+            pass
+    hand = current_hand(room)
     fast_forward(hand.pk, left)
     return {"hand": hand.pk}
 

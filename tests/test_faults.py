@@ -359,7 +359,8 @@ def test_game_goes_on_after_a_kill(scenario, tmp_path, migrated):
     names = SCENARIOS[scenario]
     own_redis = "redis" in names and (PG is not None or scenario == "redis")
     with running_stack(tmp_path, migrated, own_redis) as stack:
-        room = stack.probe.call("setup", left=LEFT)["room"]
+        started = stack.probe.call("setup", left=LEFT)
+        room, hand_id = started["room"], started["hand"]
 
         # the hand moves by itself (worker timeouts, beat's sweeper) before we kill anything
         for _attempt in range(3):
@@ -367,9 +368,10 @@ def test_game_goes_on_after_a_kill(scenario, tmp_path, migrated):
             moving = wait_until(lambda: len([t for t in stack.action_times(room) if t > start]) >= 2, 30)
             assert moving, "the game does not move by itself\n" + stack.output.text()[-4000:]
             watched = stack.hands(room)[-1]
-            if watched["status"] == "playing":
+            if watched["id"] == hand_id and watched["status"] == "playing":
                 break
-            stack.probe.call("next_hand", room=room, left=LEFT)  # it ended already: deal another
+            # it ended already (a win): the next hand, played on to its last tiles too
+            hand_id = stack.probe.call("next_hand", room=room, left=LEFT)["hand"]
         else:
             pytest.fail("no hand stayed in play long enough to kill something in the middle of it")
 
