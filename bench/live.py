@@ -344,6 +344,9 @@ class Stats:
         self.games = 0
         self.stuck = 0
         self.measuring = False
+        self.received = 0  # characters received by every socket while measuring
+        self.connect_failures = 0  # handshakes that failed (retried like the page does)
+        self.connect_errors = {}
 
     def error(self, text):
         self.errors += 1
@@ -390,10 +393,22 @@ class Client:
         from websockets.asyncio.client import connect
 
         self.page, self.room_version, self.hand_version, self.closing = {}, -1, -1, False
-        self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/room/{room_id}/?lang=zh",
-                                origin=f"http://127.0.0.1:{self.port}",
-                                additional_headers={"Cookie": f"sessionid={self.cookie}"},
-                                open_timeout=60, ping_interval=None, max_size=2 ** 24, compression=None)
+        delay = 0.5
+        for attempt in range(7):  # as the page does: reconnect with a growing pause
+            try:
+                self.ws = await connect(f"ws://127.0.0.1:{self.port}/ws/room/{room_id}/?lang=zh",
+                                        origin=f"http://127.0.0.1:{self.port}",
+                                        additional_headers={"Cookie": f"sessionid={self.cookie}"},
+                                        open_timeout=60, ping_interval=None, max_size=2 ** 24, compression=None)
+                break
+            except (OSError, asyncio.TimeoutError, Exception) as e:  # refused, or dropped in the handshake
+                stats = self.table.stats
+                stats.connect_failures += 1
+                stats.connect_errors[type(e).__name__] = stats.connect_errors.get(type(e).__name__, 0) + 1
+                if attempt == 6:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(8.0, delay * 2)
         self.reader = asyncio.create_task(self.read())
         if self.table.args.ping > 0:
             self.pinger = asyncio.create_task(self.ping(self.ws))
@@ -423,6 +438,8 @@ class Client:
             self.table.changed.set()
 
     def take(self, message, now):
+        if self.table.stats.measuring:
+            self.table.stats.received += len(message)
         parts = split_fragments(message)
         self.page.update(parts)
         clock = parts.get("clock")
@@ -623,9 +640,9 @@ async def drive(args, stack, users_by_table):
     ports = [port for port, _proc in stack.ports]
     tables = [Table(k, users_by_table[k], ports, stats, args) for k in range(args.tables)]
     # tables come in over --ramp seconds (a burst of sockets is another benchmark)
-    ramp = args.ramp if args.ramp is not None else min(10.0, 0.2 * args.tables)
+    ramp = args.ramp if args.ramp is not None else min(60.0, 0.5 * args.tables)
     start = time.monotonic()
-    start_timeout = 60 + 2 * args.tables
+    start_timeout = 60 + 3 * args.tables
     # the window opens --warmup seconds after every table's first hand is dealt (at the latest after
     # start_timeout); the tables play until `deadline`
     deadline = start + ramp + start_timeout + args.warmup + args.duration
@@ -685,10 +702,13 @@ def report(args, stack, stats):
                   f"   (n={len(values)})")
     seconds = max(1e-9, getattr(stats, "t1", 0) - getattr(stats, "t0", 0))
     print(f"  all tables dealt their first hand after {getattr(stats, 'started_after', float('nan')):.1f} s")
-    print(f"  moves {stats.moves} ({stats.moves / seconds:.1f}/s), hands ended {stats.hands}, games ended {stats.games}")
+    print(f"  moves {stats.moves} ({stats.moves / seconds:.1f}/s), hands ended {stats.hands}, games ended {stats.games}; "
+          f"received {stats.received / max(1, stats.moves) / 1000:.1f} k characters per move by the 4 sockets")
     print(f"  errors {stats.errors} (not seen by all four: {stats.lost}), unexpected socket closes {stats.closes}"
           f"{' ' + str(stats.close_codes) if stats.close_codes else ''}, waits for a settled table that timed out "
           f"{stats.stuck}")
+    if stats.connect_failures:
+        print(f"  socket handshakes that failed and were retried: {stats.connect_failures} {stats.connect_errors}")
     for text, n in sorted(stats.error_texts.items(), key=lambda x: -x[1])[:5]:
         print(f"    {n} x {text}")
     tracebacks = stack.tracebacks()
@@ -727,7 +747,8 @@ def main(argv=None):
     parser.add_argument("--pace", type=float, default=0.0,
                         help="seconds before a move (claims: half); 0 = as fast as possible")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds played before measuring")
-    parser.add_argument("--ramp", type=float, default=None, help="seconds over which the tables start")
+    parser.add_argument("--ramp", type=float, default=None,
+                        help="seconds over which the tables start (default 0.5 s a table, at most 60)")
     parser.add_argument("--move-timeout", type=float, default=15.0)
     parser.add_argument("--turn-seconds", type=int, default=15)
     parser.add_argument("--claim-seconds", type=int, default=8)
