@@ -187,7 +187,7 @@ class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
                 try:
                     services.force_dissolve(request.user, room.pk, data["reason"])
                 except services.ServiceError as e:
-                    raise services.ServiceError(f"{room}: {e}") from None
+                    raise services.ServiceError(getattr(e, "code", "refused"), f"{room}: {e}") from None
             return _g("已解散 %(n)s 个房间") % {"n": len(rooms)}
 
         def describe(room):

@@ -56,7 +56,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from games import presence, services, table
-from games.models import Hand, Room
+from games.models import Room
 from mahjong_site.client_ip import scope_ip
 
 log = logging.getLogger(__name__)
@@ -355,60 +355,47 @@ def perform(room_id: int, user, content, lang: str = "zh") -> str | None:
 
 
 def _perform(room_id, user, content):
+    if services.is_frozen(user):  # watching only
+        raise BadMessage(_("你的账号已被冻结，只能观看，不能操作"))
+    out = services.handle(room_id, user, parse_message(content))
+    if out.ok:
+        return None
+    return _engine_reason(out.error)
+
+
+def parse_message(content) -> dict:
+    """The ONE place a socket message becomes a command for services.handle: known action, values
+    of the right types (htmx sends hx-vals as JSON, forms as text). Raises BadMessage."""
     if not isinstance(content, dict):
         raise BadMessage(_("消息格式不对"))
     action = content.get("action")
     if not isinstance(action, str) or action not in HAND_ACTIONS + ROOM_ACTIONS:
         raise BadMessage(_("未知的操作"))
-    if services.is_frozen(user):  # watching only
-        raise BadMessage(_("你的账号已被冻结，只能观看，不能操作"))
-    if action in HAND_ACTIONS:
-        return _play(room_id, user, action, content)
-    if action == "ready":
-        services.set_ready(user, room_id, _flag(content.get("ready"), True))
-    elif action == "leave":
-        services.leave_room(user, room_id)
-    elif action == "remove":
-        services.remove_player(user, room_id, _version(content.get("position")))
-    elif action == "close":
-        services.close_room(user, room_id)
-    elif action == "new_invite":
-        services.new_invite(user, room_id)
-    elif action == "revoke_invite":
-        services.revoke_invite(user, room_id)
-    elif action == "dissolve":
-        services.vote_dissolve(user, room_id, _flag(content.get("agree"), True))
-    elif action in ("auto_off", "auto_on"):
-        services.set_auto_play(user, room_id, action == "auto_on")
-    elif action == "location":
-        services.set_location(user, room_id, _coordinate(content.get("lat"), 90), _coordinate(content.get("lon"), 180))
-    return None
-
-
-def _play(room_id, user, action, content):
-    version = _version(content.get("v"))
-    hand = Hand.objects.filter(game__room_id=room_id).order_by("-number").only("pk", "status").first()
-    if hand is None or hand.status != Hand.PLAYING:
-        raise BadMessage(_("现在没有进行中的牌局"))
-    if "h" in content and content.get("h") not in (None, ""):
-        if _version(content["h"]) != hand.pk:
-            raise BadMessage(_("牌局已更新，请按最新画面操作"))
     command = {"action": action}
-    tile = content.get("tile")
-    if tile not in (None, ""):
-        if not isinstance(tile, str) or len(tile) > 4:
-            raise BadMessage(_("消息格式不对"))
-        command["tile"] = tile.strip()
-    tiles = content.get("tiles")
-    if tiles not in (None, "", []):
-        if isinstance(tiles, str):
-            tiles = tiles.replace(",", " ").split()
-        if not isinstance(tiles, list) or len(tiles) != 2 or not all(isinstance(t, str) and len(t) <= 4 for t in tiles):
-            raise BadMessage(_("消息格式不对"))
-        command["tiles"] = tiles
-    if action == "chow" and "tiles" not in command:
-        raise BadMessage(_("吃牌要选两张手牌"))
-    out = services.play(hand.pk, user, command, version)
-    if out.ok:
-        return None
-    return _engine_reason(out.error)
+    if action in HAND_ACTIONS:
+        command["v"] = _version(content.get("v"))
+        if content.get("h") not in (None, ""):
+            command["h"] = _version(content["h"])
+        tile = content.get("tile")
+        if tile not in (None, ""):
+            if not isinstance(tile, str) or len(tile) > 4:
+                raise BadMessage(_("消息格式不对"))
+            command["tile"] = tile.strip()
+        tiles = content.get("tiles")
+        if tiles not in (None, "", []):
+            if isinstance(tiles, str):
+                tiles = tiles.replace(",", " ").split()
+            if not isinstance(tiles, list) or len(tiles) != 2 or not all(isinstance(t, str) and len(t) <= 4 for t in tiles):
+                raise BadMessage(_("消息格式不对"))
+            command["tiles"] = tiles
+        if action == "chow" and "tiles" not in command:
+            raise BadMessage(_("吃牌要选两张手牌"))
+    elif action == "ready":
+        command["ready"] = _flag(content.get("ready"), True)
+    elif action == "remove":
+        command["position"] = _version(content.get("position"))
+    elif action == "dissolve":
+        command["agree"] = _flag(content.get("agree"), True)
+    elif action == "location":
+        command["lat"], command["lon"] = _coordinate(content.get("lat"), 90), _coordinate(content.get("lon"), 180)
+    return command

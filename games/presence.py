@@ -112,6 +112,17 @@ def _locked_room(room_id):
 
 
 def _notify(room):
+    """Bump the room; after commit, a seat that went offline on the result screen may be the one
+    the present players were waiting for: deal the next hand if they are all ready."""
     from games import services  # services imports this module
 
-    services._bump(room)
+    services.notify.bump(room)
+    room_id = room.pk
+    transaction.on_commit(lambda: _maybe_next_hand(room_id))
+
+
+def _maybe_next_hand(room_id):
+    from games import services
+
+    if Room.objects.filter(pk=room_id, status=Room.PLAYING).exists():
+        services.check_next_hand(room_id)

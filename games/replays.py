@@ -120,14 +120,14 @@ def ensure(hand: Hand) -> Replay | None:
 
 def set_sharing(user, room_id: int, visibility: str, hide_names: bool) -> Room:
     """The host decides who may open the room's replay links and whether others see nicknames."""
-    from .services import ServiceError
+    from .services.errors import ServiceError
 
     if visibility not in (Room.REPLAY_LINK, Room.REPLAY_PLAYERS):
-        raise ServiceError(_("回放可见范围无效"))
+        raise ServiceError("bad_option", _("回放可见范围无效"))
     with transaction.atomic():
         room = Room.objects.select_for_update().get(pk=room_id)
         if room.host_id != getattr(user, "pk", None):
-            raise ServiceError(_("只有房主可以修改回放设置"))
+            raise ServiceError("not_host", _("只有房主可以修改回放设置"))
         room.replay_visibility = visibility
         room.replay_hide_names = bool(hide_names)
         room.save(update_fields=["replay_visibility", "replay_hide_names"])

@@ -1,6 +1,6 @@
 """Celery tasks: turn timeouts (托管 auto-play) and the sweeper that catches lost ones.
 
-Both call games.services, the one path that changes a game; a timeout acts only when the hand
+All call games.services, the one path that changes a game (registered with it by `register`); a timeout acts only when the hand
 is still at the version it was scheduled for, so a late or duplicated task does nothing.
 """
 
@@ -48,3 +48,11 @@ def expire_presence():
     from games import presence
 
     return presence.expire()
+
+
+def register():
+    """Hand the service layer its deferred work (games/services/schedule.py): services never import
+    this module, this module imports services (no import cycle)."""
+    from games.services import schedule
+
+    schedule.register(turn_timeout=turn_timeout, build_replay=build_replay, dissolve_window_end=dissolve_window_end)

@@ -199,6 +199,10 @@ TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
 if TRUSTED_PROXY_HOPS < 0:
     raise ImproperlyConfigured("TRUSTED_PROXY_HOPS must be 0 or more")
 
+# The result screen's ready countdown: the next hand is dealt when it runs out (or earlier, when
+# every present player pressed 准备; seats on 托管 or offline are ready by themselves).
+NEXT_HAND_SECONDS = env_int("NEXT_HAND_SECONDS", 15)
+
 # Presence (games/presence.py): a seat is online while one of its sockets was heard from within
 # this many seconds. The room page pings every 25 s (static/js/table.js), so two pings may be lost.
 PRESENCE_TTL_SECONDS = env_int("PRESENCE_TTL_SECONDS", 70)

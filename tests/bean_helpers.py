@@ -55,7 +55,7 @@ def fixed_walls(monkeypatch, settings, base: str):
     def seed(room_id, number):
         return int.from_bytes(hashlib.sha256(f"{base}:{number}".encode()).digest()[:7], "big")
 
-    monkeypatch.setattr(services, "new_seed", seed)
+    monkeypatch.setattr(services.dealing, "new_seed", seed)
 
 
 def users_by_position(room):

@@ -85,11 +85,11 @@ def fixed_seeds(monkeypatch_or_none, seeds):
         return 0
 
     if monkeypatch_or_none is None:
-        services.new_seed = new_seed
-        services.first_dealer = first_dealer
+        services.dealing.new_seed = new_seed
+        services.dealing.first_dealer = first_dealer
     else:
-        monkeypatch_or_none.setattr(services, "new_seed", new_seed)
-        monkeypatch_or_none.setattr(services, "first_dealer", first_dealer)
+        monkeypatch_or_none.setattr(services.dealing, "new_seed", new_seed)
+        monkeypatch_or_none.setattr(services.dealing, "first_dealer", first_dealer)
 
 
 # --- who: the people of the replay and history tests (pytest fixtures, imported by those modules)

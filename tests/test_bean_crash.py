@@ -99,7 +99,7 @@ def test_a_crash_mid_settlement_rolls_back_the_whole_action_and_a_retry_succeeds
     assert_balances_match_ledger()
 
     crash_after_first_row.stop()  # the next attempt does not crash
-    services._cache.clear()  # and does not lean on this process's memory of the failed attempt
+    services.handstate._cache.clear()  # and does not lean on this process's memory of the failed attempt
     out = services.play(hand.pk, user, command, before["hand"][1])
     assert out.ok, out.error
     hand.refresh_from_db()

@@ -122,7 +122,7 @@ def _winner(hand):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_every_order_of_answers_for_the_window_version(case, designed):
     for k, order in enumerate(itertools.permutations(sorted(CASES[case]["answers"]))):
-        services._cache.clear()
+        services.handstate._cache.clear()
         room, users, hand = deal(case, designed, tag=f"o{k}")
         window = hand.version
         for p in order:
@@ -131,7 +131,7 @@ def test_every_order_of_answers_for_the_window_version(case, designed):
         assert outcome(hand) == CASES[case]["expect"], (case, order)
         # the log replays to the same state (nothing accepted that the rules refuse)
         hand.refresh_from_db()
-        assert services._replay_log(hand).step == hand.version
+        assert services.handstate.replay_log(hand).step == hand.version
 
 
 def test_a_claim_after_the_window_closed_is_refused_with_the_reason(designed):

@@ -82,7 +82,7 @@ def test_timeouts_and_ready_presses_never_deadlock(settings):
             playing = Hand.objects.filter(game__room=room, status=Hand.PLAYING)
             assert playing.count() == 1
             h = playing.get()
-            assert services._replay_log(h).step == h.version
+            assert services.handstate.replay_log(h).step == h.version
     for room, _users in tables:
         room.refresh_from_db()
         assert room.status == Room.PLAYING

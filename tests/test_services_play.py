@@ -109,7 +109,7 @@ def test_a_whole_hand_through_services(full_room):
     assert HandEvent.objects.filter(hand=hand).count() == hand.version
     assert hand.result is not None and abs(sum(hand.result["net"])) < 1e-9
     # the stored log replays to the same end
-    services._cache.clear()
+    services.handstate._cache.clear()
     assert services.hand_state(hand).phase == engine.ENDED
 
 

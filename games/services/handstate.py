@@ -1,0 +1,101 @@
+"""The state of a hand: the engine state at the hand's version, from the process cache, the
+cache plus the newer committed actions, or replayed from the log; and the row locks every change
+takes, always in one order: the room row, then the hand row.
+
+The process cache holds only COMMITTED states: every write to it runs after the transaction
+that produced or read the state commits (transaction.on_commit; at once outside one). A
+transaction that fails leaves nothing behind, so a version number always names one state."""
+
+from __future__ import annotations
+
+import threading
+
+from django.db import transaction
+
+from games.engine import game as engine
+from games.models import Game, Hand, Room
+
+_cache: dict = {}  # hand id -> (version, state)
+
+
+_cache_lock = threading.Lock()
+
+
+def hand_state(hand: Hand):
+    """The engine state at hand.version: from the process cache, the cache plus the newer
+    committed actions, or replayed from the log."""
+    with _cache_lock:
+        hit = _cache.get(hand.pk)
+    if hit and hit[0] == hand.version:
+        return hit[1]
+    state = None
+    if hit and hit[0] < hand.version:  # another process moved on: apply only the new actions
+        state = catch_up(hand, *hit)
+    if state is None:
+        state = replay_log(hand)
+    remember(hand.pk, hand.version, state)
+    return state
+
+
+def catch_up(hand: Hand, version: int, state):
+    rows = list(hand.events.filter(seq__gt=version, seq__lte=hand.version).order_by("seq"))
+    if [e.seq for e in rows] != list(range(version + 1, hand.version + 1)):
+        return None
+    for e in rows:
+        out = engine.apply(state, engine.Action.from_dict(e.action))
+        if isinstance(out, engine.Illegal):
+            return None  # replay the whole log, which reports the problem
+        state = out[0]
+    return state
+
+
+def replay_log(hand: Hand):
+    options = engine.Options.from_dict(hand.options)
+    actions = [engine.Action.from_dict(e.action) for e in hand.events.filter(seq__lte=hand.version).order_by("seq")]
+    out = engine.replay(options, hand.seed, hand.dealer, actions)
+    if isinstance(out, engine.Illegal):
+        raise RuntimeError(f"hand {hand.pk}: stored actions no longer replay: {out.reason}")
+    state = out[0]
+    if state.step != hand.version:
+        raise RuntimeError(f"hand {hand.pk}: replayed {state.step} actions, version is {hand.version}")
+    return state
+
+
+def remember(hand_id, version, state):
+    """Cache the state once the transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: _put(hand_id, version, state))
+
+
+def _put(hand_id, version, state):
+    with _cache_lock:
+        old = _cache.get(hand_id)
+        if old and old[0] > version:
+            return  # a later committed state is already here
+        if len(_cache) > 2000:
+            _cache.clear()
+        _cache[hand_id] = (version, state)
+
+
+def current_hand(room: Room):
+    game = getattr(room, "game", None) if room.pk else None
+    if game is None:
+        try:
+            game = Game.objects.get(room=room)
+        except Game.DoesNotExist:
+            return None
+    return game.hands.order_by("-number").first()
+
+
+def locked_room(room_id) -> Room:
+    return Room.objects.select_for_update(of=("self",)).get(pk=room_id)
+
+
+def lock_room_and_hand(room_id: int, hand_id: int):
+    """Every change of a room takes its locks in one order: the room row, then the hand row
+    (`of=("self",)`: select_related must not lock the joined rows out of order)."""
+    room = locked_room(room_id)
+    hand = Hand.objects.select_for_update(of=("self",)).select_related("game").get(pk=hand_id)
+    hand.game.room = room
+    return room, hand
+
+

@@ -1,0 +1,158 @@
+"""Moves (lila's MovePlayer): a player's action on a hand, checked against the view they saw,
+applied by the pure engine, appended to the log, the hand saved with its next deadline, the
+room notified after commit. 托管 seats answer claim windows at once."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.engine import game as engine
+from games.engine.tiles import TileError
+from games.models import Hand, HandEvent, Room
+
+from . import finish, handstate, notify, safety, schedule
+from .errors import Outcome, ServiceError
+
+log = logging.getLogger(__name__)
+
+def parse_command(position: int, command: dict) -> engine.Action:
+    """A socket message -> engine Action. Raises ServiceError on malformed input."""
+    if not isinstance(command, dict):
+        raise ServiceError("bad_message", _("消息格式不对"))
+    kind = command.get("action")
+    data = {"kind": kind, "seat": position}
+    if command.get("tile") not in (None, ""):
+        data["tile"] = command["tile"]
+    tiles = command.get("tiles")
+    if tiles:
+        if isinstance(tiles, str):
+            tiles = tiles.replace(",", " ").split()
+        if not isinstance(tiles, list) or not all(isinstance(t, str) for t in tiles):
+            raise ServiceError("bad_message", _("消息格式不对"))
+        data["tiles"] = tiles
+    try:
+        return engine.Action.from_dict(data)
+    except (ValueError, TileError) as e:
+        raise ServiceError("bad_message", _("无效的操作：%(reason)s") % {"reason": e}) from None
+
+
+def play(hand_id: int, user, command: dict, version) -> Outcome:
+    """A player's action on a hand, checked against the version they saw (see `is_stale`)."""
+    try:
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
+        room_id = Hand.objects.filter(pk=hand_id).values_list("game__room_id", flat=True).first()
+        if room_id is None:
+            return Outcome(False, _("没有这一局"))
+        with transaction.atomic():
+            room, hand = handstate.lock_room_and_hand(room_id, hand_id)
+            seat = room.seats.filter(user=user).first()
+            if seat is None:
+                raise ServiceError("not_seated", _("你不在这张牌桌"))
+            if safety.is_frozen(user):
+                raise ServiceError("frozen", _("你的账号已被冻结，由系统托管出牌"))
+            if hand.status != Hand.PLAYING:
+                raise ServiceError("hand_over", _("这一局已经结束"))
+            action = parse_command(seat.position, command)
+            state = handstate.hand_state(hand)
+            if is_stale(state, hand.version, version):
+                return _late_answer(hand, action, version)
+            out = engine.apply(state, action)
+            if isinstance(out, engine.Illegal):
+                raise ServiceError("illegal", _("不能这样做：%(reason)s") % {"reason": out.reason})
+            new_state, events = out
+            append(hand, action, events, auto=False)
+            if seat.timeouts:
+                seat.timeouts = 0
+                seat.save(update_fields=["timeouts"])
+            new_state = auto_answer_claims(hand, new_state, room)
+            after_change(room, hand, new_state)
+            return Outcome(True, version=hand.version)
+    except ServiceError as e:
+        return Outcome(False, str(e), code=e.code)
+
+
+def is_stale(state, current: int, seen: int) -> bool:
+    """Was the player's view (hand version `seen`) overtaken? On one's turn the view must be the
+    current one. Answers to a claim window are judged against that window: every version since
+    the discard that opened it shows the same question, so another player's answer in the
+    meantime does not make yours stale (the engine refuses a second answer by the same seat)."""
+    if seen == current:
+        return False
+    return not (state.phase == engine.CLAIM and state.claim_opened <= seen <= current)
+
+
+def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
+    """An action for a view that was overtaken. If it answered a claim window that has closed
+    meanwhile, say why: a pass is moot (nothing to do, no error); a claim lost to a claim of
+    higher priority, or the player's time ran out. Anything else is simply stale."""
+    stale = Outcome(False, _("牌局已更新，请按最新画面操作"))
+    if not 0 <= seen < hand.version or action.kind not in engine.CLAIM_RANK and action.kind != engine.A_PASS:
+        return stale
+    rows = list(hand.events.filter(seq__lte=hand.version).order_by("seq").values_list("action", "auto"))
+    options = engine.Options.from_dict(hand.options)
+    out = engine.replay(options, hand.seed, hand.dealer, [engine.Action.from_dict(a) for a, _auto in rows[:seen]])
+    if isinstance(out, engine.Illegal):
+        return stale
+    then, p = out[0], action.seat
+    if not (then.phase == engine.CLAIM and then.claim_options[p] and then.claim_responses[p] is None):
+        return stale  # not a claim window this player was asked about
+    if action.kind == engine.A_PASS:
+        return Outcome(True, version=hand.version)  # the window closed without them: passing is moot
+    timed_out = any(auto and a.get("seat") == p for a, auto in rows[seen:seen + then.n])
+    if timed_out:
+        return Outcome(False, _("吃碰时间已过，已替你选择“过”"))
+    return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"))
+
+
+def append(hand: Hand, action: engine.Action, events, auto: bool):
+    hand.version += 1
+    HandEvent.objects.create(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto)
+
+
+def auto_answer_claims(hand, state, room):
+    """托管 seats answer a claim window at once (take a win, otherwise pass)."""
+    auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
+    while state.phase == engine.CLAIM:
+        pending = [p for p in engine.waiting_player(state) if p in auto]
+        if not pending:
+            break
+        action = engine.auto_action(state, pending[0])
+        out = engine.apply(state, action)
+        if isinstance(out, engine.Illegal):  # cannot happen: auto_action is legal by construction
+            log.error("auto action refused: %s", out.reason)
+            break
+        state, events = out
+        append(hand, action, events, auto=True)
+    return state
+
+
+def after_change(room: Room, hand: Hand, state):
+    """Save the hand at its new version, set the next deadline, finish the hand if it ended."""
+    now = timezone.now()
+    handstate.remember(hand.pk, hand.version, state)
+    if state.phase == engine.ENDED:
+        finish.finish_hand(room, hand, state, now)
+    else:
+        waiting = engine.waiting_player(state)
+        auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
+        if waiting and all(p in auto for p in waiting):
+            hand.deadline = now + AUTO_PLAY_DELAY
+        elif state.phase == engine.CLAIM:
+            hand.deadline = now + timedelta(seconds=room.claim_seconds)
+        else:
+            hand.deadline = now + timedelta(seconds=room.turn_seconds)
+        hand.save()
+        hand_id, version, eta = hand.pk, hand.version, hand.deadline
+        transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))
+    notify.bump(room)
+
+
+AUTO_PLAY_DELAY = timedelta(seconds=1)  # a 托管 seat moves after this pause
+
+
