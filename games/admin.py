@@ -21,18 +21,11 @@ from accounts.audit import record
 from accounts.models import LedgerEntry, display_name
 from accounts.staff_actions import ReasonForm, action_with_form
 
-from . import presence, services
+from . import hand_result, presence, services
 from .models import Alert, Hand, HandEvent, Replay, Room, Seat
 
 REPLAY_STATUSES = {Replay.PENDING: _("待生成"), Replay.OK: _("已验证"), Replay.MISMATCH: _("不一致")}
 HAND_STATUSES = {Hand.PLAYING: _("进行中"), Hand.ENDED: _("已结束"), Hand.VOID: _("作废")}
-CUT_REASONS = {
-    "balance": _("余额不足"),
-    "hand_limit": _("单局输赢上限"),
-    "day_limit": _("当日输赢上限"),
-    "winners_cut": _("赢家收取有上限"),
-    "losers_cut": _("输家付不足"),
-}
 
 
 def replay_url(replay) -> str:
@@ -294,7 +287,7 @@ class HandAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
         rows = []
         for pos in sorted(settlement.owed, key=int):
             owed, paid = settlement.owed[pos], settlement.paid.get(pos, 0)
-            reasons = "、".join(str(CUT_REASONS.get(r, r)) for r in settlement.reasons.get(pos, []))
+            reasons = hand_result.cut_reasons(settlement.reasons.get(pos, []))
             user = players.get(int(pos))
             rows.append((pos, user_link(user) if user else "-", f"{owed:+d}", f"{paid:+d}",
                          reasons or ("-" if owed == paid else "")))

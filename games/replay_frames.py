@@ -17,25 +17,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, pgettext
+from django.utils.translation import pgettext
 
 from accounts.cutting import beans_of, owed_beans
+from games import hand_result
 from games.engine import game as engine
 from games.engine.tiles import TileError, face_label, parse_tile, parse_tiles
 from games.engine.view import result_view, sort_hand, tile_info
 
-CUT_REASONS = {
-    "balance": gettext_noop("余额不足"),
-    "hand_limit": gettext_noop("单局输赢上限"),
-    "day_limit": gettext_noop("当日输赢上限"),
-    "winners_cut": gettext_noop("赢家收取有上限"),
-    "losers_cut": gettext_noop("输家付不足"),
-}
-LIABLE_REASONS = {
-    "full_flush_chows": gettext_noop("清一色吃上家三次"),
-    "fresh_dragon": gettext_noop("生张字牌"),
-    "third_dragon": gettext_noop("第三副字牌"),
-}
 
 
 @dataclass(frozen=True)
@@ -243,7 +232,6 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
     reasons = (stored.get("reasons") or {}) if stored else {}
     rows = []
     for p in range(state.n):
-        why = [_(CUT_REASONS.get(code, code)) for code in reasons.get(str(p), [])]
         moved = paid.get(p, owed.get(p, 0))
         score = rv["scores"][p]
         rows.append({
@@ -251,7 +239,7 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
             "dealer": p == state.dealer, "winner": rv["winner"] == p, "discarder": rv["discarder"] == p,
             "liable": rv["liable"] == p, "score": score, "net": rv["net"][p],
             "owed_beans": owed.get(p, 0), "beans": moved, "cut": bool(stored) and moved != owed.get(p, 0),
-            "cut_reasons": ("、" if lang == "zh" else ", ").join(why),
+            "cut_reasons": hand_result.cut_reasons(reasons.get(str(p), [])),
         })
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
                   "beans": beans_of(t["amount"], stake)} for t in rv["transfers"]]
@@ -260,6 +248,6 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
         "winner_name": names.get(rv["winner"], "") if rv["winner"] is not None else "",
         "discarder_name": names.get(rv["discarder"], "") if rv["discarder"] is not None else "",
         "liable_name": names.get(rv["liable"], "") if rv["liable"] is not None else "",
-        "liable_reason": _(LIABLE_REASONS[rv["liable_reason"]]) if rv["liable_reason"] in LIABLE_REASONS else "",
+        "liable_reason": hand_result.liable_reason(rv["liable_reason"]),
         "rows": rows, "transfers": transfers, "stake": stake, "settled": bool(stored),
     }

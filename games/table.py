@@ -43,9 +43,9 @@ from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, pgettext
+from django.utils.translation import pgettext
 
-from games import presence, services
+from games import hand_result, presence, services
 from games.engine.view import seat_view
 from games.models import Game, Hand, HandEvent, Room
 
@@ -139,13 +139,6 @@ def game_beans(game) -> dict:
     return out
 
 
-CUT_REASONS = {
-    "balance": gettext_noop("余额不足"),
-    "hand_limit": gettext_noop("单局输赢上限"),
-    "day_limit": gettext_noop("当日输赢上限"),
-    "winners_cut": gettext_noop("赢家收取有上限"),
-    "losers_cut": gettext_noop("输家付不足"),
-}
 
 
 def has_invite_partial() -> bool:
@@ -530,8 +523,6 @@ def _safety_context(seat_rows, seats, mine, phase, near_meters=None) -> dict:
 def _result_context(view, seats, room, hand):
     r = view["result"]
     names = {s["position"]: s["name"] for s in seats}
-    reasons = {"full_flush_chows": _("清一色吃上家三次"), "fresh_dragon": _("生张字牌"),
-               "third_dragon": _("第三副字牌")}
     owed = {p: 0 for p in range(len(view["players"]))}
     for t in r["transfers"]:
         b = transfer_beans(t["amount"], room.stake)
@@ -544,12 +535,11 @@ def _result_context(view, seats, room, hand):
         score = r["scores"][p]
         moved = paid.get(p, 0) if paid is not None else owed[p]
         cut = paid is not None and moved != owed[p]
-        why = [_(CUT_REASONS.get(code, code)) for code in (record.get("reasons") or {}).get(str(p), [])]
         rows.append({
             **seats[p], "hand": vp["hand"], "melds": vp["melds"], "score": score,
             "winner": r["winner"] == p, "discarder": r["discarder"] == p, "liable": r["liable"] == p,
             "net": r["net"][p], "net_beans": moved, "owed_beans": owed[p], "cut": cut,
-            "cut_reasons": "、".join(why) if lang_is_zh() else ", ".join(why),
+            "cut_reasons": hand_result.cut_reasons((record.get("reasons") or {}).get(str(p), [])),
         })
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
                   "beans": transfer_beans(t["amount"], room.stake)} for t in r["transfers"]]
@@ -558,13 +548,9 @@ def _result_context(view, seats, room, hand):
         "winner_name": names.get(r["winner"], "") if r["winner"] is not None else "",
         "discarder_name": names.get(r["discarder"], "") if r["discarder"] is not None else "",
         "liable_name": names.get(r["liable"], "") if r["liable"] is not None else "",
-        "liable_reason": reasons.get(r["liable_reason"], r["liable_reason"] or ""),
+        "liable_reason": hand_result.liable_reason(r["liable_reason"]),
         "rows": rows, "transfers": transfers,
     }
-
-
-def lang_is_zh() -> bool:
-    return ui_lang(translation.get_language()) == "zh"
 
 
 # --- rendering: a partial's HTML kept per process, keyed by exactly what it is given ---------------

@@ -11,8 +11,9 @@ from django.db.models import Sum
 from accounts import beans
 from accounts.models import LedgerEntry, Profile, Wallet
 from games import services
-from games.engine import game as engine
 from games.models import Hand, Seat
+from tests.replay_helpers import command_for  # noqa: F401 (used by the bean tests)
+from tests.replay_helpers import play_hand as _play_hand
 
 
 def make_player(username, nickname=""):
@@ -66,15 +67,6 @@ def current_hand(room):
     return Hand.objects.filter(game__room=room).order_by("-number").first()
 
 
-def command_for(action) -> dict:
-    cmd = {"action": action.kind}
-    if action.tile is not None and action.kind in ("discard", "ckong", "akong"):
-        cmd["tile"] = engine.face_name(action.tile)
-    if action.tiles:
-        cmd["tiles"] = [engine.face_name(t) for t in action.tiles]
-    return cmd
-
-
 def ready_all(room):
     for user in users_by_position(room).values():
         services.set_ready(user, room.pk)
@@ -82,25 +74,10 @@ def ready_all(room):
 
 
 def play_hand(room, rng: random.Random, stop_before_win=False, max_actions=2000):
-    """Play the room's current hand through services.play: a seat that may win does, the others
-    act at random. Returns the ended hand, or with `stop_before_win` (hand, position, command)
-    for the winning action, not yet played."""
-    users = users_by_position(room)
-    hand = current_hand(room)
-    for _ in range(max_actions):
-        hand.refresh_from_db()
-        if hand.status != Hand.PLAYING:
-            return hand
-        state = services.hand_state(hand)
-        p = engine.waiting_player(state)[0]
-        acts = engine.legal_actions(state, p)
-        wins = [a for a in acts if a.kind == "win"]
-        if wins and stop_before_win:
-            return hand, p, command_for(wins[0])
-        action = wins[0] if wins else rng.choice(acts)
-        out = services.play(hand.pk, users[p], command_for(action), hand.version)
-        assert out.ok, out.error
-    raise AssertionError("the hand did not end")
+    """The room's current hand played by tests.replay_helpers.play_hand (a seat that may win does,
+    the others act at random)."""
+    return _play_hand(current_hand(room), users_by_position(room), rng=rng, limit=max_actions,
+                      stop_before_win=stop_before_win)
 
 
 def play_until_a_win(room, rng: random.Random, stop_before_win=False, max_hands=16):

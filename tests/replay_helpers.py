@@ -45,9 +45,11 @@ def choose(state, p, rng=None) -> engine.Action:
     return engine.Action("discard", p, choose_discard(state.hands[p], state.wild))
 
 
-def play_hand(hand: Hand, users: dict, rng=None, limit: int = 2000, policy=None) -> Hand:
-    """Play `hand` to its end through services.play; returns it refreshed. `policy(state, p)`
-    (an engine Action) replaces the default choice when given."""
+def play_hand(hand: Hand, users: dict, rng=None, limit: int = 2000, policy=None, stop_before_win=False):
+    """THE "play this hand to the end" helper of the tests: through services.play, the one path
+    that changes a game; returns the hand refreshed. `policy(state, p)` (an engine Action)
+    replaces the default choice when given. With `stop_before_win`, returns (hand, position,
+    command) for the first winning action instead of playing it (or the hand if nobody won)."""
     for _ in range(limit):
         hand.refresh_from_db()
         if hand.status != Hand.PLAYING:
@@ -55,6 +57,8 @@ def play_hand(hand: Hand, users: dict, rng=None, limit: int = 2000, policy=None)
         state = services.hand_state(hand)
         p = engine.waiting_player(state)[0]
         action = policy(state, p) if policy is not None else choose(state, p, rng)
+        if stop_before_win and action.kind == "win":
+            return hand, p, command_for(action)
         out = services.play(hand.pk, users[p], command_for(action), hand.version)
         assert out.ok, out.error
     raise AssertionError("the hand did not end")

@@ -15,8 +15,8 @@ from games.engine import game as engine
 from games.engine.tiles import parse_tiles
 from games.models import Hand
 
-from replay_helpers import fixed_seeds
-from room_helpers import connect, make_user, run, sync_all
+from tests.replay_helpers import fixed_seeds
+from tests.room_helpers import connect, make_user, run, sync_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

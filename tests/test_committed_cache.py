@@ -15,7 +15,7 @@ from games import services
 from games.engine import game as engine
 from games.models import Hand
 
-from replay_helpers import command_for
+from tests.replay_helpers import command_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,7 +85,7 @@ def _scenario(monkeypatch, users, hand, rng):
 
 @pytest.fixture
 def dealt(settings):
-    from room_helpers import make_room
+    from tests.room_helpers import make_room
 
     settings.GAME_SEED_BASE = "cache"
     room, users = make_room(players=4, length=4)

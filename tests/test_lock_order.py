@@ -17,7 +17,7 @@ from django.utils import timezone
 from games import services
 from games.models import Hand, Room
 
-from replay_helpers import play_hand
+from tests.replay_helpers import play_hand
 
 pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="row-lock order only matters on PostgreSQL"),
@@ -29,7 +29,7 @@ ROUNDS = 3
 
 
 def _room(k):
-    from room_helpers import make_user
+    from tests.room_helpers import make_user
 
     people = [make_user(f"r{k}p{i}") for i in range(4)]
     room = services.create_room(people[0], players=4, length=8, turn_seconds=5, claim_seconds=3)

@@ -12,7 +12,7 @@ from django.utils import timezone
 from games import presence, services
 from games.models import Game, Hand, Room, Seat
 
-from replay_helpers import play_hand, users_by_position
+from tests.replay_helpers import play_hand, users_by_position
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def table(settings):
     """A 4-hand room of four whose first hand was played to the end."""
-    from room_helpers import make_room
+    from tests.room_helpers import make_room
 
     settings.GAME_SEED_BASE = "next-hand"
     room, users = make_room(players=4, length=4)
@@ -123,7 +123,7 @@ def test_with_nobody_present_only_the_countdown_deals(table):
 
 
 def test_the_first_hand_still_needs_everyone(settings):
-    from room_helpers import make_room
+    from tests.room_helpers import make_room
 
     room, users = make_room(players=4, length=4)
     online(room, users, [0, 1, 2])
@@ -153,7 +153,7 @@ def test_the_last_hand_has_no_countdown(table):
 
 @pytest.fixture
 def playing(settings):
-    from room_helpers import make_room
+    from tests.room_helpers import make_room
 
     settings.GAME_SEED_BASE = "dissolve"
     room, users = make_room(players=4, length=4)

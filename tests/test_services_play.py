@@ -10,6 +10,7 @@ from django.utils import timezone
 from games import services
 from games.engine import game as engine
 from games.models import Hand, HandEvent, Room, Seat
+from tests.replay_helpers import play_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -54,23 +55,7 @@ def _start(room):
 
 def _play_to_the_end(hand, users, rng):
     """Random legal moves (wins always taken) through services.play until the hand ends."""
-    for _ in range(1000):
-        hand.refresh_from_db()
-        if hand.status != Hand.PLAYING:
-            return
-        state = services.hand_state(hand)
-        p = engine.waiting_player(state)[0]
-        acts = engine.legal_actions(state, p)
-        wins = [a for a in acts if a.kind == "win"]
-        a = wins[0] if wins else rng.choice(acts)
-        cmd = {"action": a.kind}
-        if a.tile is not None and a.kind in ("discard", "ckong", "akong"):
-            cmd["tile"] = engine.face_name(a.tile)
-        if a.tiles:
-            cmd["tiles"] = [engine.face_name(t) for t in a.tiles]
-        out = services.play(hand.pk, users[p], cmd, hand.version)
-        assert out.ok, out.error
-    hand.refresh_from_db()
+    play_hand(hand, users, rng=rng, limit=1000)
 
 
 def test_seats_fill_in_order_and_a_full_room_refuses(full_room, outsider):
