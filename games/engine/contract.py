@@ -1,16 +1,26 @@
 """The machine-checkable JSON contracts of shared/rules/README.md.
 
+The variant comes from the registry (`variants.get`); every variant with `has_contract`
+answers them through its `score_winner`, `score_nonwinner`, `settle`, `hand_size` and `cap`.
+
 score_request(dict) -> dict and settle_request(dict) -> dict never raise on bad input:
 they answer {"ok": false, "error": "..."} and change nothing.
 """
 
 from __future__ import annotations
 
+from . import variants
 from .melds import parse_meld
-from .tiles import NUM_FACES, SEAT_NAMES, SEAT_WIND, TileError, face_name, parse_tile, parse_tiles
-from .variants import taizhou
+from .tiles import (
+    NUM_FACES,
+    SEAT_NAMES,
+    SEAT_WIND,
+    TileError,
+    face_name,
+    parse_tile,
+    parse_tiles,
+)
 
-SCORERS = {"taizhou": taizhou}
 LANGS = ("en", "zh")
 
 
@@ -26,10 +36,10 @@ def _variant(req):
     if not isinstance(req, dict):
         raise RequestError("a request must be a JSON object")
     name = req.get("variant")
-    if name not in SCORERS:
-        known = ", ".join(sorted(SCORERS))
-        raise RequestError(f"unknown variant {name!r} (known: {known})")
-    return SCORERS[name]
+    known = [v for v in variants.names() if variants.get(v).has_contract]
+    if name not in known:
+        raise RequestError(f"unknown variant {name!r} (known: {', '.join(known)})")
+    return variants.get(name)
 
 
 def parse_score_request(req):
@@ -62,7 +72,7 @@ def parse_score_request(req):
         raise RequestError("self_drawn must be true or false")
     if win is None and self_drawn:
         raise RequestError("self_drawn needs a winning tile (win)")
-    size = variant.RULES.hand_size
+    size = variant.hand_size
     expected = size - 3 * len(melds)
     if expected < 1:
         raise RequestError(f"too many melds ({len(melds)})")
@@ -152,8 +162,10 @@ def settle_request(req) -> dict:
         for s, v in capped_raw.items():
             if s not in totals or not isinstance(v, bool):
                 raise RequestError(f"capped[{s}] must be true/false for a seated player")
-            if v and totals[s] < variant.RULES.cap:
-                raise RequestError(f"capped[{s}] is true but totals[{s}] is {totals[s]}: a capped total is {variant.RULES.cap}")
+            if v and variant.cap is None:
+                raise RequestError(f"capped[{s}] is true but {variant.name} has no cap")
+            if v and totals[s] < variant.cap:
+                raise RequestError(f"capped[{s}] is true but totals[{s}] is {totals[s]}: a capped total is {variant.cap}")
             capped[s] = v
         liable = req.get("liable")
         if isinstance(liable, dict):

@@ -2,7 +2,14 @@
 
 Pure and immutable: `apply(state, action)` returns `(new_state, events)` or an `Illegal`
 value; the state never changes in place. A hand replays bit for bit from
-(options, seed, dealer, actions): the wall comes from `random.Random(seed)`.
+(options, seed, dealer, carry, actions): the wall comes from the variant's seeded shuffle.
+
+This module holds only what every Zhejiang rule set shares: the phases (an optional question
+before the first turn, then turn -> discard -> claim window -> ...), turn order, claim windows
+and their resolution, kongs and replacement draws, the bookkeeping (rivers, melds, `seen`,
+furiten). Every rule question goes to the table's variant, `state.rules` (the registered
+`variants.Variant` of `options.variant`; see variants/base.py for the list of hooks); no
+variant is imported here. Commands, errors and events are those of events.py.
 
 Players are table positions 0..n-1; the dealer (庄) is East and turn order runs
 dealer -> dealer+1 -> ... (下家). Seat winds are relative to the dealer.
@@ -10,99 +17,77 @@ dealer -> dealer+1 -> ... (下家). Seat winds are relative to the dealer.
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-from .melds import CHOW, CKONG, KONG, PUNG, Meld, logical_chow_faces, make_meld
-from .tiles import DRAGONS, NUM_FACES, SEAT_NAMES, WHITE, face_name
-from .variants import taizhou
-from .winning import is_winning_tiles, waits
+from . import events as ev
+from . import variants
+from .events import (  # noqa: F401  (re-exported: the site and the tests import them from here)
+    A_AKONG,
+    A_CHOW,
+    A_CKONG,
+    A_DECIDE,
+    A_DISCARD,
+    A_KONG,
+    A_PASS,
+    A_PUNG,
+    A_WIN,
+    ACTION_KINDS,
+    CODES,
+    Action,
+    Illegal,
+)
+from .melds import CHOW, CKONG, KONG, PUNG, Meld, make_meld
+from .tiles import NUM_FACES, SEAT_NAMES, face_name  # noqa: F401  (face_name: re-exported)
+from .variants import CLAIM_RANK, Decision, Result  # noqa: F401
+from .variants.base import standard_wall
 
 # phases
+DECIDE = "decide"  # seats answer the variant's question before the first turn (none in Taizhou)
 DISCARD = "discard"  # the player in turn must discard (or kong / win by self-draw)
 CLAIM = "claim"  # the other players may claim the last discard (claim_window)
 ENDED = "ended"
 
-# action kinds
-A_DISCARD, A_WIN, A_PASS, A_CHOW, A_PUNG, A_KONG, A_CKONG, A_AKONG = (
-    "discard", "win", "pass", "chow", "pung", "kong", "ckong", "akong")
-ACTION_KINDS = (A_DISCARD, A_WIN, A_PASS, A_CHOW, A_PUNG, A_KONG, A_CKONG, A_AKONG)
-CLAIM_RANK = {A_WIN: 3, A_PUNG: 2, A_KONG: 2, A_CHOW: 1}
-
 
 @dataclass(frozen=True)
 class Options:
-    """Rules of a table, fixed when the room is created."""
+    """Rules of a table, fixed when the room is created: a registered variant, the number of
+    players it allows, and the variant's own settings (Setting names -> values)."""
 
     variant: str = "taizhou"
     players: int = 4
+    settings: tuple = ()  # sorted (name, value) pairs; a dict (or pairs) is accepted
 
     def __post_init__(self):
-        if self.variant != "taizhou":
-            raise ValueError(f"unknown variant {self.variant!r}")
-        if self.players not in (2, 3, 4):
-            raise ValueError("a table has 2, 3 or 4 players")
+        rules = variants.get(self.variant)  # UnknownVariant (a ValueError) for any other name
+        allowed = rules.room_options.players
+        if self.players not in allowed or isinstance(self.players, bool):
+            words = ", ".join(str(k) for k in allowed[:-1]) + f" or {allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
+            raise ValueError(f"a table has {words} players")
+        settings = tuple(sorted(dict(self.settings).items()))
+        object.__setattr__(self, "settings", settings)
+        bad = rules.room_options.validate_settings(dict(settings))
+        if bad:
+            raise ValueError(f"bad settings for {self.variant}: {bad}")
+        object.__setattr__(self, "_rules", rules)
+
+    @property
+    def rules(self):
+        """The Variant object."""
+        return self._rules
+
+    def setting(self, name):
+        return dict(self.settings).get(name, self._rules.room_options.default(name))
 
     def to_dict(self):
-        return {"variant": self.variant, "players": self.players}
-
-    @classmethod
-    def from_dict(cls, d):
-        return cls(variant=d.get("variant", "taizhou"), players=int(d.get("players", 4)))
-
-
-@dataclass(frozen=True)
-class Action:
-    kind: str
-    seat: int
-    tile: int | None = None  # discard / kong face / chow's claimed tile
-    tiles: tuple = ()  # chow: the two tiles from hand
-
-    def to_dict(self):
-        d = {"kind": self.kind, "seat": self.seat}
-        if self.tile is not None:
-            d["tile"] = face_name(self.tile)
-        if self.tiles:
-            d["tiles"] = [face_name(t) for t in self.tiles]
+        d = {"variant": self.variant, "players": self.players}
+        if self.settings:
+            d["settings"] = dict(self.settings)
         return d
 
     @classmethod
     def from_dict(cls, d):
-        from .tiles import parse_tile
-
-        kind = d.get("kind")
-        if kind not in ACTION_KINDS:
-            raise ValueError(f"unknown action {kind!r}")
-        seat = d.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool):
-            raise ValueError("action seat must be an integer")
-        tile = d.get("tile")
-        tile = None if tile is None else parse_tile(tile)
-        tiles = tuple(sorted(parse_tile(t) for t in d.get("tiles") or ()))
-        return cls(kind, seat, tile, tiles)
-
-
-@dataclass(frozen=True)
-class Illegal:
-    """An action the rules do not allow here; nothing changed."""
-
-    reason: str
-
-    def __bool__(self):
-        return False
-
-
-@dataclass(frozen=True)
-class Result:
-    winner: int | None
-    discarder: int | None
-    win_tile: int | None
-    self_drawn: bool
-    scores: tuple  # per player: taizhou.Score
-    transfers: tuple  # ({"from": p, "to": p, "amount": x}, ...) in 胡, by player index
-    net: tuple  # per player
-    liable: int | None = None
-    liable_reason: str | None = None
+        return cls(variant=d.get("variant", "taizhou"), players=int(d.get("players", 4)),
+                   settings=dict(d.get("settings") or {}))
 
 
 @dataclass(frozen=True)
@@ -111,7 +96,7 @@ class HandState:
     seed: int
     dealer: int
     wall: tuple  # live wall; draws from the front, kong replacements from the back
-    indicator: int  # 跳牌: face turned up; the other three of its face are wild
+    indicator: int | None  # 跳牌: face turned up (Taizhou: the other three of its face are wild)
     hands: tuple  # per player: sorted tuple of concealed tiles
     melds: tuple  # per player: tuple of Meld
     rivers: tuple  # per player: discards still lying in front of them
@@ -129,14 +114,27 @@ class HandState:
     step: int = 0  # number of actions applied
     claim_opened: int = 0  # the step at which the current claim window opened (its discard)
     result: Result | None = None
+    extra: tuple = ()  # the variant's own data: sorted (key, value) pairs (carry, decisions, ...)
+    decision: Decision | None = None  # the question being answered (phase DECIDE)
+    answers: tuple = ()  # per player: None or the value answered to `decision`
+    play_from: int = 0  # the step at which play began (after any decisions): the dealer's opening turn
 
     @property
     def n(self):
         return self.options.players
 
     @property
+    def rules(self):
+        """The variant: every rule question goes here."""
+        return self.options._rules
+
+    @property
     def wild(self):
-        return self.indicator
+        return self.options._rules.wild(self)
+
+    @property
+    def wilds(self) -> tuple:
+        return self.options._rules.wild_faces(self)
 
     def seat_wind(self, player: int) -> int:
         return 27 + (player - self.dealer) % self.n
@@ -148,42 +146,71 @@ class HandState:
     def wall_count(self):
         return len(self.wall)
 
+    def get_extra(self, key, default=None):
+        for k, v in self.extra:
+            if k == key:
+                return v
+        return default
+
+    def with_extra(self, key, value) -> HandState:
+        d = dict(self.extra)
+        d[key] = value
+        return replace(self, extra=tuple(sorted(d.items())))
+
 
 # --- dealing -----------------------------------------------------------------------------
 
 def build_wall(seed: int) -> list:
-    tiles = [f for f in range(NUM_FACES) for _ in range(4)]
-    random.Random(seed).shuffle(tiles)
-    return tiles
+    """The shuffled 136 tiles of a hand with this seed (every variant so far)."""
+    return standard_wall(seed)
 
 
-def new_hand(options: Options, seed: int, dealer: int = 0):
-    """Shuffle, deal 14 to the dealer and 13 to the others, turn up the indicator."""
+def _frozen(value):
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
+
+
+def new_hand(options: Options, seed: int, dealer: int = 0, carry: dict | None = None):
+    """Shuffle, deal hand_size + 1 to the dealer and hand_size to the others (in turn order
+    from the dealer), let the variant turn up its indicator. `carry` is what the previous hand
+    handed on (`next_hand`), e.g. the dealer's streak; Taizhou needs none."""
     if not 0 <= dealer < options.players:
         raise ValueError("dealer must be a player index")
-    wall = build_wall(seed)
+    rules = options.rules
+    wall = rules.build_wall(seed)
+    if wall is None:
+        wall = build_wall(seed)  # the standard wall (looked up here: tests patch game.build_wall)
     n = options.players
     hands = [[] for _ in range(n)]
     pos = 0
-    for k in range(n):  # from the dealer, in turn order
+    for k in range(n):
         p = (dealer + k) % n
-        size = 14 if k == 0 else 13
+        size = rules.hand_size + (1 if k == 0 else 0)
         hands[p] = wall[pos:pos + size]
         pos += size
-    rest = wall[pos:]
-    indicator = rest.pop()  # from the end of the wall; stays out of play
+    indicator, rest = rules.turn_up(wall[pos:])
     seen = [0] * NUM_FACES
-    seen[indicator] += 1
+    if indicator is not None:
+        seen[indicator] += 1
     state = HandState(
         options=options, seed=seed, dealer=dealer, wall=tuple(rest), indicator=indicator,
         hands=tuple(tuple(sorted(h)) for h in hands), melds=tuple(() for _ in range(n)),
         rivers=tuple(() for _ in range(n)), turn=dealer, phase=DISCARD, drawn=None,
         claim_options=tuple(() for _ in range(n)), claim_responses=tuple(None for _ in range(n)),
         furiten=tuple(frozenset() for _ in range(n)), chows_from_upper=tuple(0 for _ in range(n)),
-        seen=tuple(seen),
+        seen=tuple(seen), extra=tuple(sorted((k, _frozen(v)) for k, v in (carry or {}).items())),
     )
-    events = [{"type": "deal", "dealer": dealer, "indicator": face_name(indicator),
-               "wild": face_name(indicator), "wall": len(rest)}]
+    events = [ev.deal(dealer, indicator, rules.wild(state), len(rest))]
+    state, events = rules.after_deal(state, events)
+    return _ask(state, events)
+
+
+def _ask(state, events):
+    """Ask the variant's next question before the first turn, or start playing."""
+    decision = state.rules.pre_hand(state)
+    if decision is not None:
+        return replace(state, phase=DECIDE, decision=decision, answers=tuple(None for _ in range(state.n))), events
+    if state.phase != DISCARD:
+        state = replace(state, phase=DISCARD, decision=None, answers=(), play_from=state.step)
     return state, events
 
 
@@ -202,69 +229,38 @@ def _set(tup, i, value):
     return tuple(lst)
 
 
+# the rule questions, by their old names (the variant answers them)
+
 def can_win_with(state: HandState, player: int, tile: int) -> bool:
-    return is_winning_tiles(list(state.hands[player]) + [tile], state.wild)
+    return state.rules.is_winning(state, player, list(state.hands[player]) + [tile])
 
 
 def chow_options(state: HandState, player: int, tile: int):
-    """Pairs of hand tiles that chow `tile` (a white may stand in as the wild face, and a
-    discarded white may be chowed as the wild face)."""
-    wild = state.wild
-    hand = [t for t in state.hands[player] if t != wild]
-    logical = wild if (tile == WHITE and wild != WHITE) else tile
-    if logical >= 27:
-        return []
-    out = set()
-    uniq = sorted(set(hand))
-    for i, a in enumerate(uniq):
-        for b in uniq[i:]:
-            if a == b and hand.count(a) < 2:
-                continue
-            if logical_chow_faces((tile, a, b), wild) is not None:
-                out.add((a, b))
-    return sorted(out)
+    return state.rules.chow_options(state, player, tile)
 
 
 def claim_options_for(state: HandState, player: int, tile: int, last: bool):
-    """Claims `player` could make on `tile` just discarded by state.turn."""
-    if tile == state.wild:
-        return ()  # wilds are never claimed
-    opts = []
-    if tile not in state.furiten[player] and can_win_with(state, player, tile):
-        opts.append(A_WIN)
-    if not last:
-        same = state.hands[player].count(tile)
-        if same >= 2:
-            opts.append(A_PUNG)
-        if same >= 3 and state.wall:
-            opts.append(A_KONG)
-        if player == (state.turn + 1) % state.n and chow_options(state, player, tile):
-            opts.append(A_CHOW)
-    return tuple(opts)
+    return state.rules.claim_options(state, player, tile, last)
 
 
 def self_kong_options(state: HandState, player: int):
-    """(kind, face) of concealed kongs (暗杠) and added kongs (加杠) possible now."""
-    if not state.wall:
-        return []
-    hand = state.hands[player]
-    out = []
-    for f in sorted(set(hand)):
-        if f != state.wild and hand.count(f) == 4:
-            out.append((A_CKONG, f))
-    for m in state.melds[player]:
-        if m.kind == PUNG and m.face in hand:
-            out.append((A_AKONG, m.face))
-    return out
+    return state.rules.self_kong_options(state, player)
+
+
+def claim_rank(state: HandState, q: int, kind: str) -> tuple:
+    """Priority of player q's claim `kind` on the last discard (the variant's order)."""
+    return state.rules.claim_rank(state, q, kind)
 
 
 def legal_actions(state: HandState, player: int) -> list:
     """Every action `player` may take right now."""
+    rules = state.rules
     if state.phase == DISCARD and player == state.turn:
-        acts = [Action(A_DISCARD, player, f) for f in sorted(set(state.hands[player]))]
-        for kind, f in self_kong_options(state, player):
+        hand = state.hands[player]
+        acts = [Action(A_DISCARD, player, f) for f in sorted(set(hand)) if rules.may_discard(state, player, f)]
+        for kind, f in rules.self_kong_options(state, player):
             acts.append(Action(kind, player, f))
-        if _may_self_win(state) and is_winning_tiles(state.hands[player], state.wild):
+        if _may_self_win(state) and rules.is_winning(state, player, hand):
             acts.append(Action(A_WIN, player))
         return acts
     if state.phase == CLAIM and state.claim_options[player] and state.claim_responses[player] is None:
@@ -272,26 +268,31 @@ def legal_actions(state: HandState, player: int) -> list:
         acts = []
         for kind in state.claim_options[player]:
             if kind == A_CHOW:
-                acts += [Action(A_CHOW, player, tile, pair) for pair in chow_options(state, player, tile)]
+                acts += [Action(A_CHOW, player, tile, pair) for pair in rules.chow_options(state, player, tile)]
             else:
                 acts.append(Action(kind, player, tile))
         acts.append(Action(A_PASS, player))
         return acts
+    if state.phase == DECIDE and player in state.decision.seats and state.answers[player] is None:
+        return [Action(A_DECIDE, player, value=c) for c in state.decision.choices]
     return []
 
 
 def waiting_player(state: HandState) -> list:
-    """Players who must act now (the one in turn, or everyone still to answer a claim)."""
+    """Players who must act now (the one in turn, everyone still to answer a claim or a question)."""
     if state.phase == DISCARD:
         return [state.turn]
     if state.phase == CLAIM:
         return [p for p in range(state.n) if state.claim_options[p] and state.claim_responses[p] is None]
+    if state.phase == DECIDE:
+        return [p for p in state.decision.seats if state.answers[p] is None]
     return []
 
 
 def auto_action(state: HandState, player: int) -> Action | None:
     """The automatic move when time runs out (托管): always take a win; otherwise discard the
-    drawn tile (or the last tile) on one's turn, or pass a claim."""
+    drawn tile (or the last non-wild tile) on one's turn if the rules allow it, else the last
+    tile they allow; pass a claim; answer a question with its first choice."""
     acts = legal_actions(state, player)
     if not acts:
         return None
@@ -299,84 +300,115 @@ def auto_action(state: HandState, player: int) -> Action | None:
         if a.kind == A_WIN:
             return a
     if state.phase == DISCARD:
+        rules = state.rules
         hand = state.hands[player]
-        choice = state.drawn if state.drawn is not None and state.drawn != state.wild else None
+        choice = state.drawn if state.drawn is not None and not rules.is_wild(state, state.drawn) else None
         if choice is None:
-            non_wild = [t for t in hand if t != state.wild]
+            non_wild = [t for t in hand if not rules.is_wild(state, t)]
             choice = non_wild[-1] if non_wild else hand[-1]
+        allowed = [a.tile for a in acts if a.kind == A_DISCARD]
+        if choice not in allowed and allowed:
+            choice = allowed[-1]
         return Action(A_DISCARD, player, choice)
+    if state.phase == DECIDE:
+        return acts[0]
     return Action(A_PASS, player)
 
 
 # --- applying actions --------------------------------------------------------------------
 
 def apply(state: HandState, action: Action):
-    """(new_state, events) or Illegal(reason)."""
+    """(new_state, events) or Illegal(code, params)."""
     if state.phase == ENDED:
-        return Illegal("the hand is over")
+        return Illegal("hand_over")
     if not isinstance(action, Action) or not isinstance(action.seat, int) or not 0 <= action.seat < state.n:
-        return Illegal("no such seat")
+        return Illegal("no_such_seat")
     p = action.seat
     if action.tile is not None and not (isinstance(action.tile, int) and 0 <= action.tile < NUM_FACES):
-        return Illegal("no such tile")
+        return Illegal("no_such_tile")
+    if state.phase == DECIDE:
+        return _decide(state, p, action)
     if state.phase == DISCARD:
         if p != state.turn:
-            return Illegal("it is not your turn")
+            return Illegal("not_your_turn")
         if action.kind == A_DISCARD:
             return _discard(state, p, action.tile)
         if action.kind == A_WIN:
             return _self_win(state, p)
         if action.kind in (A_CKONG, A_AKONG):
             return _self_kong(state, p, action.kind, action.tile)
-        return Illegal(f"you cannot {action.kind} now: discard a tile, kong or win")
+        return Illegal("cannot_now", {"kind": action.kind})
     # claim window
     opts = state.claim_options[p]
     if not opts:
-        return Illegal("you have no claim on this discard" if p != state.turn else "wait for the others to claim or pass")
+        return Illegal("no_claim" if p != state.turn else "wait_for_claims")
     if state.claim_responses[p] is not None:
-        return Illegal("you have already answered this discard")
+        return Illegal("already_answered")
     if action.kind == A_PASS:
         resp = action
     elif action.kind in opts:
         if action.tile is not None and action.tile != state.last_discard:
-            return Illegal("that is not the tile just discarded")
+            return Illegal("not_last_discard")
         if action.kind == A_CHOW:
-            if tuple(sorted(action.tiles)) not in chow_options(state, p, state.last_discard):
-                return Illegal("those tiles do not chow the discard")
+            if tuple(sorted(action.tiles)) not in state.rules.chow_options(state, p, state.last_discard):
+                return Illegal("bad_chow")
         resp = Action(action.kind, p, state.last_discard, tuple(sorted(action.tiles)))
     else:
-        return Illegal(f"you cannot {action.kind} this discard")
+        return Illegal("cannot_claim", {"kind": action.kind})
     new = replace(state, claim_responses=_set(state.claim_responses, p, resp), step=state.step + 1)
-    events = [{"type": "claim_answer", "seat": p, "kind": "pass" if resp.kind == A_PASS else "claim"}]
+    events = [ev.claim_answer(p, resp.kind == A_PASS)]
     if A_WIN in opts and resp.kind != A_WIN:
         # declining a win (pass or another claim): temporary furiten until their own next draw
         new = replace(new, furiten=_set(new.furiten, p, new.furiten[p] | {state.last_discard}))
     return _resolve_claims(new, events)
 
 
+def _decide(state, p, action):
+    d = state.decision
+    if p not in d.seats or state.answers[p] is not None:
+        return Illegal("no_decision")
+    if action.kind != A_DECIDE:
+        return Illegal("must_decide", {"name": d.name})
+    if action.value not in d.choices:
+        return Illegal("bad_choice", {"value": action.value})
+    answers = _set(state.answers, p, action.value)
+    new = replace(state, answers=answers, step=state.step + 1)
+    events = [ev.decide(p, d.name)]
+    if any(answers[q] is None for q in d.seats):
+        return new, events
+    given = {q: answers[q] for q in d.seats}
+    new = state.rules.decided(new, d, given)
+    events.append(ev.decided(d.name, given))
+    return _ask(replace(new, decision=None, answers=(), phase=DISCARD, play_from=new.step), events)
+
+
 def _discard(state, p, tile):
     if tile is None or tile not in state.hands[p]:
-        return Illegal("you do not hold that tile")
+        return Illegal("not_held")
+    rules = state.rules
+    refused = rules.check_discard(state, p, tile)
+    if refused is not None:
+        return refused
     hand = _without(state.hands[p], [tile])
     seen = _set(state.seen, tile, state.seen[tile] + 1)
-    ready = bool(waits(hand, state.wild))
+    ready = bool(rules.waits(state, hand))
     new = replace(state, hands=_set(state.hands, p, hand), rivers=_set(state.rivers, p, state.rivers[p] + (tile,)),
                   last_discard=tile, drawn=None, after_kong=False, seen=seen, discard_ready=ready,
                   step=state.step + 1)
-    events = [{"type": "discard", "seat": p, "tile": face_name(tile)}]
-    last = not state.wall
-    opts = tuple(() if q == p else claim_options_for(new, q, tile, last) for q in range(state.n))
+    events = [ev.discard(p, tile)]
+    last = rules.exhausted(state)
+    opts = tuple(() if q == p else rules.claim_options(new, q, tile, last) for q in range(state.n))
     if any(opts):
         new = replace(new, phase=CLAIM, claim_options=opts, claim_responses=tuple(None for _ in range(state.n)),
                       claim_opened=new.step)
-        events.append({"type": "claim_window", "seats": [q for q in range(state.n) if opts[q]]})
+        events.append(ev.claim_window(q for q in range(state.n) if opts[q]))
         return new, events
     return _next_draw(new, events)
 
 
 def _next_draw(state, events):
-    """No claim: the next player draws, or the hand is drawn when the wall is empty."""
-    if not state.wall:
+    """No claim: the next player draws, or the hand is drawn when the wall is exhausted."""
+    if state.rules.exhausted(state):
         return _end_drawn(state, events)
     nxt = (state.turn + 1) % state.n
     return _draw(replace(state, turn=nxt), nxt, events, from_back=False)
@@ -390,13 +422,12 @@ def _draw(state, p, events, from_back):
                   furiten=_set(state.furiten, p, frozenset()),
                   claim_options=tuple(() for _ in range(state.n)),
                   claim_responses=tuple(None for _ in range(state.n)))
-    return new, events + [{"type": "draw", "seat": p, "tile": face_name(tile), "replacement": from_back,
-                           "wall": len(wall)}]
+    return state.rules.after_draw(new, p, tile, events + [ev.draw(p, tile, from_back, len(wall))])
 
 
 def _self_kong(state, p, kind, face):
-    if (kind, face) not in self_kong_options(state, p):
-        return Illegal("you cannot declare that kong")
+    if (kind, face) not in state.rules.self_kong_options(state, p):
+        return Illegal("bad_kong")
     hand = state.hands[p]
     melds = list(state.melds[p])
     if kind == A_CKONG:
@@ -412,21 +443,7 @@ def _self_kong(state, p, kind, face):
     seen = _set(state.seen, face, state.seen[face] + shown)
     new = replace(state, hands=_set(state.hands, p, hand), melds=_set(state.melds, p, tuple(melds)),
                   seen=seen, step=state.step + 1)
-    events = [{"type": "kong", "seat": p, "kind": "concealed" if kind == A_CKONG else "added",
-               "tile": face_name(face) if kind == A_AKONG else None}]
-    return _draw(new, p, events, from_back=True)
-
-
-def claim_rank(state: HandState, q: int, kind: str) -> tuple:
-    """Priority of player q's claim `kind` on the last discard; the higher tuple wins
-    (taizhou.md §3, rules README "Claims"): win > pung/kong > chow. Among several wins the
-    first claimant counting from the DEALER in turn order wins (seed 000, 捉冲 rule 6: 从庄家按
-    逆时针方向，顺序在前者), whoever discarded. Other claims keep the discarder's turn order; it
-    never decides anything (only one player can hold a pair of the discard, only the lower
-    player may chow) but keeps the order total. The discarder never claims."""
-    n = state.n
-    origin = state.dealer if kind == A_WIN else state.turn
-    return (CLAIM_RANK[kind], -((q - origin) % n))
+    return _draw(new, p, [ev.self_kong(p, kind == A_CKONG, face)], from_back=True)
 
 
 def _resolve_claims(state, events):
@@ -435,20 +452,17 @@ def _resolve_claims(state, events):
     claims they may still make ranks above the best answer given)."""
     n = state.n
     discarder = state.turn
-
-    def rank(q, kind):
-        return claim_rank(state, q, kind)
-
+    rank = state.rules.claim_rank
     best = None
     for q in range(n):
         r = state.claim_responses[q]
         if r is not None and r.kind != A_PASS:
-            if best is None or rank(q, r.kind) > rank(best.seat, best.kind):
+            if best is None or rank(state, q, r.kind) > rank(state, best.seat, best.kind):
                 best = r
     pending = [q for q in range(n) if state.claim_options[q] and state.claim_responses[q] is None]
     for q in pending:
-        top = max(rank(q, k) for k in state.claim_options[q])
-        if best is None or top > rank(best.seat, best.kind):
+        top = max(rank(state, q, k) for k in state.claim_options[q])
+        if best is None or top > rank(state, best.seat, best.kind):
             return state, events  # wait for q
     cleared = replace(state, claim_options=tuple(() for _ in range(n)),
                       claim_responses=tuple(None for _ in range(n)))
@@ -479,137 +493,73 @@ def _resolve_claims(state, events):
     new = replace(cleared, hands=_set(cleared.hands, q, _without(hand, used)),
                   melds=_set(cleared.melds, q, cleared.melds[q] + (meld,)), seen=tuple(seen),
                   chows_from_upper=chows, turn=q, phase=DISCARD, drawn=None)
-    events = events + [{"type": best.kind, "seat": q, "from": discarder, "tile": face_name(tile),
-                        "meld": meld.notation()}]
+    events = events + [ev.claimed(best.kind, q, discarder, tile, meld)]
     if best.kind == A_KONG:
         return _draw(new, q, events, from_back=True)
     return new, events
 
 
 def _may_self_win(state) -> bool:
-    """A self-drawn win needs a tile just drawn (or the dealer's opening 14); after claiming a
+    """A self-drawn win needs a tile just drawn (or the dealer's opening hand); after claiming a
     chow or pung the player must discard."""
-    return state.drawn is not None or state.step == 0
+    return state.drawn is not None or state.step == state.play_from
 
 
 def _self_win(state, p):
     hand = state.hands[p]
     if not _may_self_win(state):
-        return Illegal("you drew no tile: after a claim you must discard")
-    if not is_winning_tiles(hand, state.wild):
-        return Illegal("your hand is not a winning hand")
+        return Illegal("must_discard")
+    if not state.rules.is_winning(state, p, hand):
+        return Illegal("not_winning")
     if state.drawn is not None and state.drawn in hand:
         win = state.drawn
     else:
-        # the dealer's opening 14 (天胡): no tile was drawn, so take the tile that scores best
-        sw = state.seat_wind(p)
-
-        def value(t):
-            s = taizhou.score_winner(_without(hand, [t]), state.melds[p], t, True, sw, state.wild)
-            return (-1, 0, 0) if s is None else (s.total, s.points << s.tai, -t)
-
-        win = max(sorted(set(hand)), key=value)
+        win = state.rules.opening_win_tile(state, p)  # 天胡: no tile was drawn
     rest = _without(hand, [win])
     st = replace(state, hands=_set(state.hands, p, rest), step=state.step + 1)
     return _end_win(st, p, win, None, [])
 
 
 def _end_win(state, winner, tile, discarder, events):
-    """Score everyone, apply 全包 liability, settle."""
+    """The variant scores and settles (Taizhou: 全包 liability too)."""
     n = state.n
-    self_drawn = discarder is None
-    scores = []
-    for q in range(n):
-        sw = state.seat_wind(q)
-        if q == winner:
-            s = taizhou.score_winner(state.hands[q], state.melds[q], tile, self_drawn, sw, state.wild)
-        else:
-            s = taizhou.score_nonwinner(state.hands[q], state.melds[q], sw)
-        scores.append(s)
-    liable, reason = _liability(state, winner, tile, discarder, scores[winner])
-    seats = [state.seat_name(q) for q in range(n)]
-    order = sorted(range(n), key=lambda q: (q - state.dealer) % n)
-    seat_names = [seats[q] for q in order]
-    totals = {seats[q]: scores[q].total for q in range(n)}
-    capped = {seats[q]: scores[q].capped for q in range(n)}
-    transfers, net = taizhou.settle(seat_names, seats[state.dealer], seats[winner], totals, capped,
-                                    None if liable is None else seats[liable])
-    index = {seats[q]: q for q in range(n)}
-    transfers = tuple({"from": index[t["from"]], "to": index[t["to"]], "amount": t["amount"]} for t in transfers)
-    result = Result(winner, discarder, tile, self_drawn, tuple(scores), transfers,
-                    tuple(net[seats[q]] for q in range(n)), liable, reason)
+    result = state.rules.settle_win(state, winner, tile, discarder)
     new = replace(state, phase=ENDED, result=result, drawn=None,
                   claim_options=tuple(() for _ in range(n)), claim_responses=tuple(None for _ in range(n)))
-    return new, events + [{"type": "win", "seat": winner, "tile": face_name(tile), "self_drawn": self_drawn,
-                           "from": discarder, "total": scores[winner].total, "liable": liable}]
+    return new, events + [ev.win(winner, tile, discarder is None, discarder, state.rules.win_total(result, winner),
+                                 result.liable)]
 
 
 def _end_drawn(state, events):
-    n = state.n
-    result = Result(None, None, None, False, tuple(None for _ in range(n)), (), tuple(0 for _ in range(n)))
-    return replace(state, phase=ENDED, result=result), events + [{"type": "drawn_hand"}]
-
-
-def _liability(state, winner, tile, discarder, score):
-    """全包: who pays for everyone, and why (taizhou.md §9)."""
-    n = state.n
-    candidate, reason = None, None
-    upper = (winner - 1) % n
-    if score.full_flush and state.chows_from_upper[winner] >= 3 and upper != winner:
-        candidate, reason = upper, "full_flush_chows"
-    elif discarder is not None and tile in DRAGONS:
-        # only sets the discarder could see: claimed pungs, exposed or added kongs; a concealed
-        # kong lies face down and does not count (taizhou.md §9 case 3; seed 000: 中發白任意兩者碰了)
-        exposed_dragons = {m.face for m in state.melds[winner] if m.kind in (PUNG, KONG) and m.face in DRAGONS}
-        desc = score.sets[0] if score.sets else None
-        if len(exposed_dragons - {tile}) >= 2 and desc and desc[0] == "pung" and desc[1] == tile:
-            candidate, reason = discarder, "third_dragon"
-        elif state.seen[tile] == 1 and state.discard_ready:
-            # the discard itself is the only one of its face shown: a fresh tile (生牌)
-            candidate, reason = discarder, "fresh_dragon"
-    if candidate is None:
-        return None, None
-    if _exempt(state, candidate):
-        return None, None
-    return candidate, reason
-
-
-def _exempt(state, q):
-    """A liable player with 3 台 of their own, or ready with a full flush, is exempt."""
-    sw = state.seat_wind(q)
-    if taizhou.score_nonwinner(state.hands[q], state.melds[q], sw).tai >= 3:
-        return True
-    hand = state.hands[q]
-    for f in waits(hand, state.wild):
-        s = taizhou.score_winner(hand, state.melds[q], f, True, sw, state.wild)
-        if s is not None and s.full_flush:
-            return True
-    return False
+    return replace(state, phase=ENDED, result=state.rules.settle_drawn(state)), events + [ev.drawn_hand()]
 
 
 def next_dealer(state: HandState) -> int:
-    """连庄: the dealer keeps the deal on a dealer win; otherwise it passes on."""
-    r = state.result
-    if r is not None and r.winner == state.dealer:
-        return state.dealer
-    return (state.dealer + 1) % state.n
+    """Who deals next (Taizhou 连庄: the dealer keeps the deal on a dealer win; else it passes on)."""
+    return state.rules.next_dealer(state)
 
 
-def replay(options: Options, seed: int, dealer: int, actions):
+def next_hand(state: HandState):
+    """(next dealer, carry) for `new_hand(options, seed, dealer, carry)`: the variant's dealer
+    rotation and the state it carries over (a dealer streak)."""
+    return state.rules.next_hand(state)
+
+
+def replay(options: Options, seed: int, dealer: int, actions, carry: dict | None = None):
     """Re-run a hand from its inputs. Returns (state, all events) or Illegal at the first bad action."""
-    state, events = new_hand(options, seed, dealer)
+    state, events = new_hand(options, seed, dealer, carry)
     for a in actions:
         out = apply(state, a)
         if isinstance(out, Illegal):
             return out
-        state, ev = out
-        events += ev
+        state, ev_ = out
+        events += ev_
     return state, events
 
 
 def tiles_accounted(state: HandState) -> int:
     """Every physical tile is somewhere: wall, indicator, hands, melds, rivers, claimed."""
-    total = len(state.wall) + 1
+    total = len(state.wall) + (state.indicator is not None)
     for p in range(state.n):
         total += len(state.hands[p]) + len(state.rivers[p]) + sum(len(m.tiles) for m in state.melds[p])
     if state.result is not None and state.result.winner is not None:

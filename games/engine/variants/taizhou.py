@@ -1,4 +1,10 @@
-"""Taizhou mahjong (台州麻将): scoring and settlement. Spec: shared/rules/taizhou.md.
+"""Taizhou mahjong (台州麻将): the rule set, its scoring and settlement. Spec: shared/rules/taizhou.md.
+
+`VARIANT` (class `Taizhou`, registered as "taizhou") is what the state machine asks: it keeps
+the common rules of variants/base.py and overrides the claim order (several wins on one discard:
+the first claimant from the dealer), the single-wild fast paths with the white stand-in, the
+dealer's opening win tile, and the end of a win (score everyone, 全包 liability, settle in 胡).
+The functions below are its scorer and settlement, also used by the JSON contracts.
 
 Scoring searches the winning hand's arrangements once, with wilds (财神) as jokers and each
 white (白板) either the wild's face or a White dragon. The search is a memoised per-suit
@@ -23,7 +29,8 @@ from ..tiles import (
     is_honor,
     is_terminal_or_honor,
 )
-from ..winning import set_takes
+from ..winning import is_winning_tiles, set_takes, waits
+from .base import CLAIM_RANK, Result, Variant
 
 VARIANT_ID = "taizhou"
 HONOR_BIT = 8
@@ -531,3 +538,131 @@ def settle(seats, dealer, winner, totals, capped, liable=None, rules: TaizhouRul
 
 def _num(x):
     return int(x) if float(x).is_integer() else x
+
+
+# --- the variant object the state machine asks (variants/base.py) -----------------------
+
+@dataclass(frozen=True)
+class Taizhou(Variant):
+    """台州麻将 (taizhou.md): 13 tiles, one indicator, whites stand in for the wild's face, any
+    tile may be discarded, several wins on one discard go to the first claimant counting from
+    the dealer, the wall is played to its last tile, 全包 liability, settlement in 胡."""
+
+    name: str = VARIANT_ID
+    title: tuple = (("zh", "台州麻将"), ("en", "Taizhou"))
+    hand_size: int = RULES.hand_size
+    white_stands_in: bool = True
+    has_contract: bool = True
+    scoring: TaizhouRules = RULES  # reward, cap
+
+    # the single-wild fast paths of winning.py (the base's generic ones give the same answers)
+    def wild_faces(self, state) -> tuple:
+        return (state.indicator,)
+
+    def wild(self, state):
+        return state.indicator
+
+    def is_wild(self, state, tile) -> bool:
+        return tile == state.indicator
+
+    def is_winning(self, state, player, tiles) -> bool:
+        return is_winning_tiles(tiles, state.indicator)
+
+    def waits(self, state, tiles) -> list:
+        return waits(tiles, state.indicator)
+
+    def claim_rank(self, state, q, kind) -> tuple:
+        """taizhou.md §3, rules README "Claims": win > pung/kong > chow. Among several wins the
+        first claimant counting from the DEALER in turn order wins (seed 000, 捉冲 rule 6: 从庄家按
+        逆时针方向，顺序在前者), whoever discarded. Other claims keep the discarder's turn order; it
+        never decides anything (only one player can hold a pair of the discard, only the lower
+        player may chow) but keeps the order total. The discarder never claims."""
+        origin = state.dealer if kind == "win" else state.turn
+        return (CLAIM_RANK[kind], -((q - origin) % state.n))
+
+    def opening_win_tile(self, state, player):
+        """The dealer's opening 14 (天胡): no tile was drawn, so take the tile that scores best."""
+        hand = state.hands[player]
+        sw = state.seat_wind(player)
+
+        def value(t):
+            rest = list(hand)
+            rest.remove(t)
+            s = score_winner(rest, state.melds[player], t, True, sw, state.indicator, self.scoring)
+            return (-1, 0, 0) if s is None else (s.total, s.points << s.tai, -t)
+
+        return max(sorted(set(hand)), key=value)
+
+    def settle_win(self, state, winner, tile, discarder) -> Result:
+        """Score everyone, apply 全包 liability (§9), settle in 胡."""
+        n = state.n
+        self_drawn = discarder is None
+        scores = []
+        for q in range(n):
+            sw = state.seat_wind(q)
+            if q == winner:
+                s = score_winner(state.hands[q], state.melds[q], tile, self_drawn, sw, state.indicator, self.scoring)
+            else:
+                s = score_nonwinner(state.hands[q], state.melds[q], sw, self.scoring)
+            scores.append(s)
+        liable, reason = self.liability(state, winner, tile, discarder, scores[winner])
+        seats = [state.seat_name(q) for q in range(n)]
+        order = sorted(range(n), key=lambda q: (q - state.dealer) % n)
+        totals = {seats[q]: scores[q].total for q in range(n)}
+        capped = {seats[q]: scores[q].capped for q in range(n)}
+        transfers, net = settle([seats[q] for q in order], seats[state.dealer], seats[winner], totals, capped,
+                                None if liable is None else seats[liable], self.scoring)
+        index = {seats[q]: q for q in range(n)}
+        transfers = tuple({"from": index[t["from"]], "to": index[t["to"]], "amount": t["amount"]} for t in transfers)
+        return Result(winner, discarder, tile, self_drawn, tuple(scores), transfers,
+                      tuple(net[seats[q]] for q in range(n)), liable, reason)
+
+    def liability(self, state, winner, tile, discarder, score):
+        """全包: who pays for everyone, and why (taizhou.md §9): (player, reason) or (None, None)."""
+        n = state.n
+        candidate, reason = None, None
+        upper = (winner - 1) % n
+        if score.full_flush and state.chows_from_upper[winner] >= 3 and upper != winner:
+            candidate, reason = upper, "full_flush_chows"
+        elif discarder is not None and tile in DRAGONS:
+            # only sets the discarder could see: claimed pungs, exposed or added kongs; a concealed
+            # kong lies face down and does not count (taizhou.md §9 case 3; seed 000: 中發白任意兩者碰了)
+            exposed = {m.face for m in state.melds[winner] if m.kind in (PUNG, KONG) and m.face in DRAGONS}
+            desc = score.sets[0] if score.sets else None
+            if len(exposed - {tile}) >= 2 and desc and desc[0] == "pung" and desc[1] == tile:
+                candidate, reason = discarder, "third_dragon"
+            elif state.seen[tile] == 1 and state.discard_ready:
+                # the discard itself is the only one of its face shown: a fresh tile (生牌)
+                candidate, reason = discarder, "fresh_dragon"
+        if candidate is None or self.exempt(state, candidate):
+            return None, None
+        return candidate, reason
+
+    def exempt(self, state, q) -> bool:
+        """A liable player with 3 台 of their own, or ready with a full flush, is exempt."""
+        sw = state.seat_wind(q)
+        if score_nonwinner(state.hands[q], state.melds[q], sw, self.scoring).tai >= 3:
+            return True
+        hand = state.hands[q]
+        for f in waits(hand, state.indicator):
+            s = score_winner(hand, state.melds[q], f, True, sw, state.indicator, self.scoring)
+            if s is not None and s.full_flush:
+                return True
+        return False
+
+    # --- the JSON contracts ---
+    @property
+    def cap(self):
+        return self.scoring.cap
+
+    def score_winner(self, hand, melds, win, self_drawn, seat_wind, wild):
+        return score_winner(hand, melds, win, self_drawn, seat_wind, wild, self.scoring)
+
+    def score_nonwinner(self, hand, melds, seat_wind):
+        return score_nonwinner(hand, melds, seat_wind, self.scoring)
+
+    def settle(self, seats, dealer, winner, totals, capped, liable=None):
+        return settle(seats, dealer, winner, totals, capped, liable, self.scoring)
+
+
+VARIANT = Taizhou()
