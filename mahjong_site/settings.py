@@ -94,6 +94,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": env_int("SQLITE_TIMEOUT", 20),
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     })
+    # Tests on a file too, not SQLite's in-memory default: that shares one cache between threads
+    # with table locks no busy timeout waits for ("database table is locked") whenever a render
+    # off the sync thread reads while a move writes. pytest-django adds a suffix per xdist worker.
+    DATABASES["default"]["TEST"] = {"NAME": env_str("SQLITE_TEST_NAME", str(BASE_DIR / "var" / "test.sqlite3"))}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

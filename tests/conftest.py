@@ -10,6 +10,10 @@ from django.conf import settings
 
 from mahjong_site.settings import channel_layers_for
 
+_test_db = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+if _test_db and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    os.makedirs(os.path.dirname(str(_test_db)), exist_ok=True)
+
 if "CHANNEL_LAYER" not in os.environ:
     os.environ["CHANNEL_LAYER"] = "memory"
     settings.CHANNEL_LAYER = "memory"
@@ -36,9 +40,6 @@ def _empty_cache():
     yield
 
 
-import pytest  # noqa: E402
-
-
 @pytest.fixture(autouse=True)
 def _fresh_channel_layer():
     """Each test gets its own channel layer object: a Redis layer's connections and locks
@@ -54,3 +55,27 @@ def _fresh_channel_layer():
 def _fast_passwords(settings):
     """Tests create hundreds of users: a fast hasher (never in production settings)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_hand_state_cache():
+    """The committed-state cache is per process and keyed by hand id; test databases reuse ids,
+    so a hand from an earlier test must never be served to this one."""
+    from games.services import handstate
+
+    with handstate._cache_lock:
+        handstate._cache.clear()
+    yield
+    with handstate._cache_lock:
+        handstate._cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Every test starts in the site's default language (Chinese), whatever an earlier test in
+    the same worker activated."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
