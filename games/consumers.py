@@ -53,7 +53,6 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from games import presence, services, table
 from games.models import Room
@@ -72,22 +71,6 @@ PONG = "<!--pong-->"  # the answer to {"action": "ping"}; htmx would swap nothin
 PING_MAX = 200  # characters: a longer message is not a heartbeat
 PRESENCE_TOUCH = 10.0  # seconds: pings closer together than this write no presence row
 GROUP_REFRESH = 3600.0  # seconds: re-join the group now and then (the Redis layer expires members)
-
-# Engine reasons (English, errors are values in the engine) shown to players in their language.
-ENGINE_REASONS = {
-    "it is not your turn": gettext_noop("还没轮到你"),
-    "you do not hold that tile": gettext_noop("你没有这张牌"),
-    "you have no claim on this discard": gettext_noop("这张牌你不能吃碰胡"),
-    "wait for the others to claim or pass": gettext_noop("等其他玩家选择吃碰胡或过"),
-    "you have already answered this discard": gettext_noop("你已经选择过了"),
-    "those tiles do not chow the discard": gettext_noop("这两张牌吃不了这张"),
-    "that is not the tile just discarded": gettext_noop("这不是刚打出的那张牌"),
-    "you cannot declare that kong": gettext_noop("不能这样杠"),
-    "your hand is not a winning hand": gettext_noop("你的牌还没胡"),
-    "you drew no tile: after a claim you must discard": gettext_noop("吃碰之后要先出一张牌"),
-    "the hand is over": gettext_noop("这一局已经结束"),
-}
-
 
 class BadMessage(Exception):
     """A message this socket cannot use; the text is for the player."""
@@ -331,13 +314,6 @@ def _flag(value, default: bool) -> bool:
     raise BadMessage(_("消息格式不对"))
 
 
-def _engine_reason(message: str) -> str:
-    for en, zh in ENGINE_REASONS.items():
-        if en in message:
-            return message.replace(en, _(zh))
-    return message
-
-
 def perform(room_id: int, user, content, lang: str = "zh") -> str | None:
     """Do what one socket message asks through games.services. None = done, else the error."""
     with translation.override(table.django_language(lang)):
@@ -358,9 +334,7 @@ def _perform(room_id, user, content):
     if services.is_frozen(user):  # watching only
         raise BadMessage(_("你的账号已被冻结，只能观看，不能操作"))
     out = services.handle(room_id, user, parse_message(content))
-    if out.ok:
-        return None
-    return _engine_reason(out.error)
+    return None if out.ok else out.error
 
 
 def parse_message(content) -> dict:

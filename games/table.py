@@ -46,6 +46,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from games import hand_result, presence, services
+from games.engine import events as engine_events
 from games.engine.view import seat_view
 from games.models import Game, Hand, HandEvent, Room
 
@@ -55,11 +56,6 @@ WAITING, PLAYING, RESULT, FINISHED, DISSOLVED = "waiting", "playing", "result", 
 FRAGMENTS = ("status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result")
 TEMPLATE = "games/room.html"
 INVITE_PARTIAL = "games/_invite.html"
-
-# Hand events anyone at the table may see (never "draw": it holds the drawn tile; never
-# "claim_window" / "claim_answer": they tell who could claim or what they answered).
-PUBLIC_EVENTS = ("discard", "chow", "pung", "kong", "win", "drawn_hand")
-
 
 def ui_lang(language_code: str | None) -> str:
     """Django language code -> the engine's label language ('zh' or 'en')."""
@@ -176,6 +172,9 @@ def _recent_moves(hand: Hand) -> tuple:
     return tuple((row.action, row.events, row.auto) for row in rows)
 
 
+MOVE_EVENTS = ("discard", "chow", "pung", "kong", "win", "drawn_hand")  # what "last move" names
+
+
 def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
     """The latest public move of the hand: who, what, which tile (never a concealed kong's face)."""
     from games.engine.tiles import face_label, parse_tile
@@ -183,7 +182,8 @@ def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
     for action, events, auto_row in moves:
         for ev in reversed(events or []):
             kind = ev.get("type")
-            if kind not in PUBLIC_EVENTS:
+            # Only what the engine marks public; of that, the moves (not the deal, not a decision).
+            if not engine_events.is_public(ev) or kind not in MOVE_EVENTS:
                 continue
             seat = ev.get("seat")
             if kind == "drawn_hand":

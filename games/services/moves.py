@@ -12,7 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.engine import game as engine
-from games.engine.tiles import TileError
+from games import refusals
+from games.engine import events
 from games.models import Hand, HandEvent, Room
 
 from . import finish, handstate, notify, safety, schedule
@@ -21,24 +22,12 @@ from .errors import Outcome, ServiceError
 log = logging.getLogger(__name__)
 
 def parse_command(position: int, command: dict) -> engine.Action:
-    """A socket message -> engine Action. Raises ServiceError on malformed input."""
-    if not isinstance(command, dict):
-        raise ServiceError("bad_message", _("消息格式不对"))
-    kind = command.get("action")
-    data = {"kind": kind, "seat": position}
-    if command.get("tile") not in (None, ""):
-        data["tile"] = command["tile"]
-    tiles = command.get("tiles")
-    if tiles:
-        if isinstance(tiles, str):
-            tiles = tiles.replace(",", " ").split()
-        if not isinstance(tiles, list) or not all(isinstance(t, str) for t in tiles):
-            raise ServiceError("bad_message", _("消息格式不对"))
-        data["tiles"] = tiles
-    try:
-        return engine.Action.from_dict(data)
-    except (ValueError, TileError) as e:
-        raise ServiceError("bad_message", _("无效的操作：%(reason)s") % {"reason": e}) from None
+    """The command of a socket message for the seat at `position`, read by the engine's one
+    parser (`events.from_wire`). Raises ServiceError with the refusal's code if it is malformed."""
+    out = events.from_wire(command, position)
+    if isinstance(out, events.Illegal):
+        raise ServiceError(out.code, refusals.message(out))
+    return out
 
 
 def play(hand_id: int, user, command: dict, version) -> Outcome:
@@ -64,7 +53,7 @@ def play(hand_id: int, user, command: dict, version) -> Outcome:
                 return _late_answer(hand, action, version)
             out = engine.apply(state, action)
             if isinstance(out, engine.Illegal):
-                raise ServiceError("illegal", _("不能这样做：%(reason)s") % {"reason": out.reason})
+                raise ServiceError(out.code, _("不能这样做：%(reason)s") % {"reason": refusals.message(out)})
             new_state, events = out
             append(hand, action, events, auto=False)
             if seat.timeouts:
