@@ -79,3 +79,33 @@ def _default_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.deactivate()
+
+
+# --- who: the shared people of the tests (a module may define its own of the same name) ---------
+
+@pytest.fixture
+def host(db):
+    from tests.people import make_person
+
+    return make_person("host")
+
+
+@pytest.fixture
+def guest(db):
+    from tests.people import make_person
+
+    return make_person("guest")
+
+
+@pytest.fixture
+def outsider(db):
+    from tests.people import make_person
+
+    return make_person("outsider")
+
+
+@pytest.fixture
+def staff(db):
+    from tests.people import make_person
+
+    return make_person("staff", is_staff=True)

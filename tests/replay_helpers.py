@@ -8,15 +8,14 @@ deterministic policy of tests/e2e_policy.py (pass every claim, discard by shape)
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
-from accounts.models import Profile
 from games import services
 from games.engine import game as engine
 from games.engine.tiles import face_name
 from games.models import Hand, Seat
 from tests.e2e_policy import choose_discard
+from tests.people import make_person
 
 # 2 players, policy play. SEED_GUEST_WINS: the non-dealer wins on the dealer's discard (60 胡,
 # 52 actions); SEED_SELF_DRAWN: the non-dealer wins by self-draw (12 胡, 28 actions).
@@ -96,33 +95,11 @@ def fixed_seeds(monkeypatch_or_none, seeds):
         monkeypatch_or_none.setattr(services.dealing, "first_dealer", first_dealer)
 
 
-# --- who: the people of the replay and history tests (pytest fixtures, imported by those modules)
+# --- who: people are made by tests/people.py; the fixtures host, guest, outsider, staff are shared (conftest)
 
 
 def make_user(name, **extra):
-    user = get_user_model().objects.create_user(name, password="pw-" + name + "-long", **extra)
-    Profile.objects.create(user=user, nickname=f"{name}昵称")
-    return user
-
-
-@pytest.fixture
-def host():
-    return make_user("host")
-
-
-@pytest.fixture
-def guest():
-    return make_user("guest")
-
-
-@pytest.fixture
-def outsider():
-    return make_user("outsider")
-
-
-@pytest.fixture
-def staff():
-    return make_user("staff", is_staff=True)
+    return make_person(name, **extra)
 
 
 def client_for(user=None):

@@ -49,11 +49,6 @@ def poor_player():
 
 
 @pytest.fixture
-def host():
-    return _user("host", "东家老王")
-
-
-@pytest.fixture
 def player_client(client, player):
     client.force_login(player)
     return client

@@ -10,7 +10,7 @@ from django.test import Client
 from accounts.models import LedgerEntry, Profile
 from games import services
 from games.models import Hand, Replay, Room
-from tests.replay_helpers import client_for, guest, host, make_user, outsider, staff  # noqa: F401 (fixtures)
+from tests.replay_helpers import client_for, make_user
 from tests.replay_helpers import SEED_GUEST_WINS, SEED_SELF_DRAWN, fixed_seeds, play_hand, start_hand, users_by_position
 
 pytestmark = pytest.mark.django_db
@@ -58,7 +58,7 @@ def test_my_games_newest_first_with_my_result(game, host, guest, outsider, monke
     assert hu[0] != 0 and sum(hu) == 0
     page = client_for(host).get("/history/").content.decode()
     assert f"房间 #{game.room_id}" in page
-    assert "台州麻将" in page and "host昵称" in page and "guest昵称" in page
+    assert "台州麻将" in page and "东家老王" in page and "南家小李" in page
     assert "已解散" in page
     beans = _beans(host, game)
     assert beans != 0
@@ -86,12 +86,12 @@ def test_the_game_page_lists_every_hand_with_totals_and_replays(game, host, gues
     hands = list(game.hands.order_by("number"))
     assert [int(n) for n in re.findall(r'data-hand="(\d+)"', page)] == [1, 2, 3]
     rows = dict(re.findall(r'<tr data-hand="(\d+)">(.*?)</tr>', page, re.S))
-    assert "guest昵称 胡，host昵称 点炮" in rows["1"]
-    assert "host昵称 自摸" in rows["2"]
+    assert "南家小李 胡，东家老王 点炮" in rows["1"]
+    assert "东家老王 自摸" in rows["2"]
     assert "作废" in rows["3"] and "回放" not in rows["3"]
     for hand in hands[:2]:
         row = rows[str(hand.number)]
-        assert ("庄：host昵称" if hand.number == 1 else "庄：guest昵称") in row
+        assert ("庄：东家老王" if hand.number == 1 else "庄：南家小李") in row
         replay = Replay.objects.get(hand=hand)
         assert f'href="/replay/{replay.token}/"' in row
         for p in (0, 1):

@@ -21,21 +21,6 @@ def _user(username, nickname):
 
 
 @pytest.fixture
-def host():
-    return _user("host", "东家老王")
-
-
-@pytest.fixture
-def guest():
-    return _user("guest", "南家小李")
-
-
-@pytest.fixture
-def outsider():
-    return _user("outsider", "路人甲")
-
-
-@pytest.fixture
 def room(host):
     return services.create_room(host, players=2, length_kind=Room.ROUNDS, length=1, stake=250,
                                 turn_seconds=20, claim_seconds=6)

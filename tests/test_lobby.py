@@ -23,21 +23,6 @@ def _user(username, nickname):
 
 
 @pytest.fixture
-def host():
-    return _user("host", "东家老王")
-
-
-@pytest.fixture
-def guest():
-    return _user("guest", "南家小李")
-
-
-@pytest.fixture
-def outsider():
-    return _user("outsider", "路人甲")
-
-
-@pytest.fixture
 def host_client(client, host):
     client.force_login(host)
     return client

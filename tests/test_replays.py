@@ -16,7 +16,7 @@ from games.engine import game as engine
 from games.engine.tiles import face_name
 from games.models import Hand, HandEvent, Replay, Room
 from games.tasks import build_replay
-from tests.replay_helpers import client_for, guest, host, outsider, staff  # noqa: F401 (fixtures)
+from tests.replay_helpers import client_for
 from tests.replay_helpers import SEED_GUEST_WINS, fixed_seeds, play_hand, start_hand, users_by_position
 
 pytestmark = pytest.mark.django_db
@@ -199,7 +199,7 @@ def test_the_viewer_steps_through_the_whole_hand_with_every_hand_open(finished, 
     # the last step: no "next", the result breakdown from the record
     assert 'data-nav="next"' not in frame
     result = finished.result
-    assert "第 1 局结果" in frame and "guest昵称 胡 host昵称 打出的" in frame
+    assert "第 1 局结果" in frame and "南家小李 胡 东家老王 打出的" in frame
     for item in result["scores"][1]["items"]:
         assert item["name"] in frame
     total = result["scores"][1]["total"]
@@ -207,10 +207,10 @@ def test_the_viewer_steps_through_the_whole_hand_with_every_hand_open(finished, 
     paid = result["beans"]["paid"]
     assert f"本局 +{result['net'][1]} 胡（+{paid['1']} 金豆）" in frame
     assert f"本局 {result['net'][0]} 胡（{paid['0']} 金豆）" in frame
-    assert "host昵称 付给 guest昵称" in frame
+    assert "东家老王 付给 南家小李" in frame
     # every action is listed, each a link to its step
     assert page.count(f'href="{_url(replay)}?step=') >= last + 1
-    assert "host昵称 打出" in page and "guest昵称 摸" in page
+    assert "东家老王 打出" in page and "南家小李 摸" in page
 
 
 def test_htmx_gets_only_the_frame_and_bad_steps_are_clamped(finished, host):
@@ -282,18 +282,18 @@ def test_hidden_names_for_viewers_who_did_not_play(finished, room, guest, outsid
     for client in (client_for(), client_for(outsider)):
         page = client.get(_url(replay, "end")).content.decode()
         assert "玩家1" in page and "玩家2" in page
-        assert "host昵称" not in page and "guest昵称" not in page
+        assert "东家老王" not in page and "南家小李" not in page
         record = json.loads(client.get(_url(replay, ext=".json")).content)
         assert [p["name"] for p in record["players"]] == ["玩家1", "玩家2"]
         assert replays.verify(record)[0] == []
     for user in (guest, staff):
         page = client_for(user).get(_url(replay, "end")).content.decode()
-        assert "host昵称" in page and "guest昵称" in page
+        assert "东家老王" in page and "南家小李" in page
         record = json.loads(client_for(user).get(_url(replay, ext=".json")).content)
-        assert [p["name"] for p in record["players"]] == ["host昵称", "guest昵称"]
+        assert [p["name"] for p in record["players"]] == ["东家老王", "南家小李"]
     # the stored record keeps the names
     replay.refresh_from_db()
-    assert [p["name"] for p in replay.data["players"]] == ["host昵称", "guest昵称"]
+    assert [p["name"] for p in replay.data["players"]] == ["东家老王", "南家小李"]
 
 
 def test_the_viewer_shows_the_sharing_setting(finished, room, host, guest):
