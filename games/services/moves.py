@@ -37,7 +37,7 @@ def play(hand_id: int, user, command: dict, version) -> Outcome:
             raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
         room_id = Hand.objects.filter(pk=hand_id).values_list("game__room_id", flat=True).first()
         if room_id is None:
-            return Outcome(False, _("没有这一局"))
+            return Outcome(False, _("没有这一局"), code="no_hand")
         with transaction.atomic():
             room, hand = handstate.lock_room_and_hand(room_id, hand_id)
             seat = room.seats.filter(user=user).first()
@@ -80,7 +80,7 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
     """An action for a view that was overtaken. If it answered a claim window that has closed
     meanwhile, say why: a pass is moot (nothing to do, no error); a claim lost to a claim of
     higher priority, or the player's time ran out. Anything else is simply stale."""
-    stale = Outcome(False, _("牌局已更新，请按最新画面操作"))
+    stale = Outcome(False, _("牌局已更新，请按最新画面操作"), code="stale")
     if not 0 <= seen < hand.version or action.kind not in engine.CLAIM_RANK and action.kind != engine.A_PASS:
         return stale
     rows = list(hand.events.filter(seq__lte=hand.version).order_by("seq").values_list("action", "auto"))
@@ -95,8 +95,8 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
         return Outcome(True, version=hand.version)  # the window closed without them: passing is moot
     timed_out = any(auto and a.get("seat") == p for a, auto in rows[seen:seen + then.n])
     if timed_out:
-        return Outcome(False, _("吃碰时间已过，已替你选择“过”"))
-    return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"))
+        return Outcome(False, _("吃碰时间已过，已替你选择“过”"), code="claim_timed_out")
+    return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"), code="claim_outranked")
 
 
 def append(hand: Hand, action: engine.Action, events, auto: bool):

@@ -27,17 +27,17 @@ def timeout(hand_id: int, version: int, now=None) -> Outcome:
     now = now or timezone.now()
     row = Hand.objects.filter(pk=hand_id).values("status", "version", "deadline", "game__room_id").first()
     if row is None:
-        return Outcome(False, "no such hand")
+        return Outcome(False, "no such hand", code="no_hand")
     if row["version"] != version or row["status"] not in (Hand.PLAYING, Hand.ENDED):
-        return Outcome(False, "stale", row["version"])
+        return Outcome(False, "stale", row["version"], code="stale")
     if row["deadline"] is None or row["deadline"] > now:
-        return Outcome(False, "not yet", row["version"])
+        return Outcome(False, "not yet", row["version"], code="not_yet")
     with transaction.atomic():
         room, hand = handstate.lock_room_and_hand(row["game__room_id"], hand_id)
         if hand.version != version or hand.status not in (Hand.PLAYING, Hand.ENDED):
-            return Outcome(False, "stale", hand.version)
+            return Outcome(False, "stale", hand.version, code="stale")
         if hand.deadline is None or hand.deadline > now:
-            return Outcome(False, "not yet", hand.version)
+            return Outcome(False, "not yet", hand.version, code="not_yet")
         if hand.status == Hand.ENDED:
             return _countdown_over(room, hand)
         state = handstate.hand_state(hand)
@@ -71,12 +71,12 @@ def _countdown_over(room: Room, hand: Hand) -> Outcome:
     if room.status != Room.PLAYING or latest is None or latest.pk != hand.pk:
         hand.deadline = None
         hand.save(update_fields=["deadline"])
-        return Outcome(False, "stale", hand.version)
+        return Outcome(False, "stale", hand.version, code="stale")
     seats = list(room.seats.all())
     if len(seats) != room.players:  # cannot happen in a running game (nobody leaves); do not retry
         hand.deadline = None
         hand.save(update_fields=["deadline"])
-        return Outcome(False, "seats", hand.version)
+        return Outcome(False, "seats", hand.version, code="seats")
     dealing.start_next_hand(room, seats)
     notify.bump(room)
     return Outcome(True, version=hand.version)
