@@ -132,6 +132,10 @@ def test_four_friends_play_a_hand_through_the_real_server(server):
             host.goto(f"{base}/lobby/")
             host.check("input[name=players][value='4']")
             host.select_option("select[name=length]", "hands:4")
+            # the longest times: on a loaded machine no move may be made by a timeout instead of the
+            # policy (the seeded hand ends in player2's 自摸 only if every move is the policy's)
+            host.fill("input[name=turn_seconds]", "120")
+            host.fill("input[name=claim_seconds]", "60")
             host.click("form.room-form button[type=submit]")
             host.wait_for_url(re.compile(r"/room/\d+/"))
             room_url = host.url
