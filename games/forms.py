@@ -1,12 +1,37 @@
+import re
+
 from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from games import notation
+from games import tile_names
+from games.engine.melds import split_meld
+from games.engine.tiles import TileError, face_name, parse_tile
 
 VARIANT_CHOICES = [("taizhou", _("台州麻将"))]
 SEAT_CHOICES = [("E", _("东（庄家）")), ("S", _("南")), ("W", _("西")), ("N", _("北"))]
 LANG_CHOICES = [("zh", "中文"), ("en", "English")]
+
+
+def split_melds(text):
+    """Melds one per line or separated by commas/semicolons/spaces: 'pung:777z, chow:345s'."""
+    return [part for part in re.split(r"[\s,;，；]+", text.strip().lower()) if part]
+
+
+def read_meld(text):
+    """'pung:777z' (or 'pung：777z') as the contract takes it; TileError if it is not kind:tiles
+    with a known kind and mpsz tiles (whether the tiles make that meld is the engine's call)."""
+    written = text if ":" in text else text.replace("：", ":", 1)
+    try:
+        kind, faces = split_meld(written)
+    except TileError as exc:
+        if exc.code in ("meld_syntax", "meld_kind"):
+            exc.params["text"] = text  # as the player wrote it
+        raise
+    body = written.partition(":")[2]
+    if not faces:
+        raise TileError("no tiles", "bad_text", {"text": body, "bad": body})
+    return f"{kind}:{body}"
 
 
 class CalculatorForm(forms.Form):
@@ -60,13 +85,13 @@ class CalculatorForm(forms.Form):
         return lang
 
     def _tile_field(self, name):
-        text = notation.compact(self.cleaned_data.get(name, ""))
+        text = tile_names.compact(self.cleaned_data.get(name, ""))
         if not text:
             return ""
         try:
-            return notation.parse_tile(text)
-        except notation.NotationError as exc:
-            raise forms.ValidationError(str(exc)) from None
+            return face_name(parse_tile(text))
+        except TileError as exc:
+            raise forms.ValidationError(tile_names.error_message(exc)) from None
 
     def clean_wild(self):
         return self._tile_field("wild")
@@ -75,21 +100,21 @@ class CalculatorForm(forms.Form):
         return self._tile_field("win")
 
     def clean_hand(self):
-        text = notation.compact(self.cleaned_data["hand"])
+        text = tile_names.compact(self.cleaned_data["hand"])
         try:
-            notation.parse_tiles(text)
-        except notation.NotationError as exc:
-            raise forms.ValidationError(str(exc)) from None
+            tile_names.read_tiles(text)
+        except TileError as exc:
+            raise forms.ValidationError(tile_names.error_message(exc)) from None
         return text
 
     def clean_melds(self):
         melds = []
         errors = []
-        for part in notation.split_melds(self.cleaned_data.get("melds", "")):
+        for part in split_melds(self.cleaned_data.get("melds", "")):
             try:
-                melds.append(notation.parse_meld(part))
-            except notation.NotationError as exc:
-                errors.append(str(exc))
+                melds.append(read_meld(part))
+            except TileError as exc:
+                errors.append(tile_names.error_message(exc))
         if errors:
             raise forms.ValidationError(errors)
         return melds

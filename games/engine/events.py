@@ -74,7 +74,8 @@ class Action:
         out = from_wire(d)
         if isinstance(out, Illegal):
             if out.code == "no_such_tile":
-                raise TileError(out.reason)
+                tile = out.params.get("tile", "")
+                raise TileError(out.reason, "bad_text", {"text": tile, "bad": tile})
             raise ValueError(out.reason)
         return out
 

@@ -49,24 +49,38 @@ def make_meld(kind: str, tiles, wild: int | None, claimed=None, from_seat=None) 
     """Build a meld, checking it is well formed. Raises TileError."""
     tiles = tuple(tiles)
     if kind not in MELD_KINDS:
-        raise TileError(f"unknown meld kind {kind!r} (use chow, pung, kong or ckong)")
+        raise TileError(f"unknown meld kind {kind!r} (use chow, pung, kong or ckong)", "meld_kind",
+                        {"text": kind, "kind": kind})
     if wild is not None and wild in tiles:
-        raise TileError(f"a wild ({face_name(wild)}) cannot be part of a meld")
+        raise TileError(f"a wild ({face_name(wild)}) cannot be part of a meld", "meld_wild", {"tile": face_name(wild)})
     if kind == CHOW:
         faces = logical_chow_faces(tiles, wild)
         if faces is None:
-            raise TileError(f"{format_tiles(tiles)} is not a chow (three consecutive tiles of one suit)")
+            raise TileError(f"{format_tiles(tiles)} is not a chow (three consecutive tiles of one suit)", "meld_shape",
+                            {"kind": kind, "tiles": format_tiles(tiles)})
         return Meld(kind, tiles, faces[0], claimed, from_seat)
     size = 3 if kind == PUNG else 4
     if len(tiles) != size or len(set(tiles)) != 1:
         what = "pung needs three" if kind == PUNG else "kong needs four"
-        raise TileError(f"{format_tiles(tiles)} is not a {kind}: a {what} identical tiles")
+        raise TileError(f"{format_tiles(tiles)} is not a {kind}: a {what} identical tiles", "meld_shape",
+                        {"kind": kind, "tiles": format_tiles(tiles)})
     return Meld(kind, tiles, tiles[0], claimed, from_seat)
+
+
+def split_meld(text: str) -> tuple[str, list[int]]:
+    """The writing of a meld only: 'pung:777z' -> ("pung", [33, 33, 33]). Checks kind:tiles, a
+    known kind and mpsz tiles, not whether the tiles make that meld (make_meld does)."""
+    if not isinstance(text, str) or ":" not in text:
+        raise TileError(f"bad meld {text!r}: write kind:tiles, e.g. pung:777z", "meld_syntax", {"text": text})
+    kind, _, body = text.partition(":")
+    kind = kind.strip().lower()
+    if kind not in MELD_KINDS:
+        raise TileError(f"unknown meld kind {kind!r} (use chow, pung, kong or ckong)", "meld_kind",
+                        {"text": text, "kind": kind})
+    return kind, parse_tiles(body)
 
 
 def parse_meld(text: str, wild: int | None) -> Meld:
     """'pung:777z', 'chow:345s', 'kong:1111m', 'ckong:9999p', 'chow:46p5z' (white as the wild face)."""
-    if not isinstance(text, str) or ":" not in text:
-        raise TileError(f"bad meld {text!r}: write kind:tiles, e.g. pung:777z")
-    kind, _, body = text.partition(":")
-    return make_meld(kind.strip().lower(), parse_tiles(body), wild)
+    kind, faces = split_meld(text)
+    return make_meld(kind, faces, wild)

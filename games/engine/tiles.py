@@ -18,14 +18,37 @@ DRAGONS = (WHITE, GREEN, RED)
 SEAT_NAMES = ("E", "S", "W", "N")
 SEAT_WIND = {"E": EAST, "S": SOUTH, "W": WEST, "N": NORTH}
 
-_ZH_SUIT = {0: "万", 1: "筒", 2: "条"}
-_ZH_NUM = "一二三四五六七八九"
-_ZH_HONOR = ("东", "南", "西", "北", "白", "发", "中")
-_EN_HONOR = ("East", "South", "West", "North", "White", "Green", "Red")
+# The tiles' names: the one table (the site's games/tile_names.py and face_label read it).
+ZH_NUMERALS = "一二三四五六七八九"
+ZH_SUITS = "万筒条"  # m p s
+ZH_HONOURS = ("东", "南", "西", "北", "白", "发", "中")  # 1z..7z
+EN_HONOURS = ("East", "South", "West", "North", "White", "Green", "Red")
+
+TILE_CODES = {
+    # code: English meaning; TileError.code is one of these, TileError.params its details
+    "not_text": "tiles must be a string in mpsz notation",
+    "bad_text": "not mpsz notation (params: text, bad = the text from the first unreadable character)",
+    "honour_range": "honors are 1z-7z (params: tile, e.g. 8z)",
+    "suit_range": "suited tiles run 1-9 (params: tile, e.g. 0m)",
+    "one_tile": "one tile was expected (params: text)",
+    "no_face": "no such tile face (params: face)",
+    "meld_syntax": "a meld is written kind:tiles (params: text)",
+    "meld_kind": "unknown meld kind (params: text, kind)",
+    "meld_wild": "a wild cannot be part of a meld (params: tile)",
+    "meld_shape": "the tiles do not make that meld (params: kind, tiles)",
+}
 
 
 class TileError(ValueError):
-    """A string that is not valid tile notation, or an impossible set of tiles."""
+    """A string that is not valid tile notation, or an impossible set of tiles.
+
+    str(e) is an English sentence for logs and the JSON contracts; `code` (one of TILE_CODES)
+    and `params` say why for programs: the site words the code (games/tile_names.py)."""
+
+    def __init__(self, message: str = "", code: str = "bad_text", params: dict | None = None):
+        super().__init__(message or TILE_CODES.get(code, code))
+        self.code = code
+        self.params = dict(params or {})
 
 
 def suit_of(face: int) -> int:
@@ -56,7 +79,7 @@ def is_dragon(face: int) -> bool:
 def face_name(face: int) -> str:
     """mpsz name of one face, e.g. '5p', '7z'."""
     if not 0 <= face < NUM_FACES:
-        raise TileError(f"no such tile face {face}")
+        raise TileError(f"no such tile face {face}", "no_face", {"face": face})
     return f"{number_of(face)}{SUITS[suit_of(face)]}"
 
 
@@ -64,14 +87,14 @@ def face_label(face: int, lang: str = "en") -> str:
     """A human label: '5p' in English, '五筒' / '中' in Chinese."""
     if lang == "zh":
         if is_honor(face):
-            return _ZH_HONOR[face - 27]
-        return _ZH_NUM[face % 9] + _ZH_SUIT[suit_of(face)]
+            return ZH_HONOURS[face - 27]
+        return ZH_NUMERALS[face % 9] + ZH_SUITS[suit_of(face)]
     if is_honor(face):
-        return _EN_HONOR[face - 27]
+        return EN_HONOURS[face - 27]
     return face_name(face)
 
 
-_TOKEN = re.compile(r"(\d+)([mpsz])")
+_TOKEN = re.compile(r"([0-9]+)([mpsz])")  # ASCII digits only (\d would also read １ or ١)
 
 
 def parse_tiles(text: str) -> list[int]:
@@ -80,7 +103,7 @@ def parse_tiles(text: str) -> list[int]:
     Raises TileError with a clear reason on anything else. Does not check copies.
     """
     if not isinstance(text, str):
-        raise TileError("tiles must be a string in mpsz notation, e.g. 123m456p11z")
+        raise TileError("tiles must be a string in mpsz notation, e.g. 123m456p11z", "not_text")
     s = text.strip().replace(" ", "")
     if s == "":
         return []
@@ -88,28 +111,32 @@ def parse_tiles(text: str) -> list[int]:
     faces: list[int] = []
     for m in _TOKEN.finditer(s):
         if m.start() != pos:
-            raise TileError(f"bad tile notation {text!r} at {s[pos:m.start()]!r}")
+            raise TileError(f"bad tile notation {text!r} at {s[pos:m.start()]!r}", "bad_text",
+                            {"text": text, "bad": s[pos:]})
         digits, suit = m.group(1), m.group(2)
         for d in digits:
             n = int(d)
             if suit == "z":
                 if not 1 <= n <= 7:
-                    raise TileError(f"no honor tile {n}z (honors are 1z-7z) in {text!r}")
+                    raise TileError(f"no honor tile {n}z (honors are 1z-7z) in {text!r}", "honour_range",
+                                    {"tile": f"{n}z"})
                 faces.append(27 + n - 1)
             else:
                 if not 1 <= n <= 9:
-                    raise TileError(f"no tile {n}{suit} (suits run 1-9) in {text!r}")
+                    raise TileError(f"no tile {n}{suit} (suits run 1-9) in {text!r}", "suit_range",
+                                    {"tile": f"{n}{suit}"})
                 faces.append(SUITS.index(suit) * 9 + n - 1)
         pos = m.end()
     if pos != len(s):
-        raise TileError(f"bad tile notation {text!r}: {s[pos:]!r} has no suit letter m/p/s/z")
+        raise TileError(f"bad tile notation {text!r}: {s[pos:]!r} has no suit letter m/p/s/z", "bad_text",
+                        {"text": text, "bad": s[pos:]})
     return faces
 
 
 def parse_tile(text: str) -> int:
     faces = parse_tiles(text)
     if len(faces) != 1:
-        raise TileError(f"expected one tile, got {text!r}")
+        raise TileError(f"expected one tile, got {text!r}", "one_tile", {"text": text})
     return faces[0]
 
 

@@ -2,29 +2,23 @@
 
 from django import template
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext_lazy as _
 
-from games import notation
+from games import tile_names
+from games.engine.tiles import TileError, face_name
 
 register = template.Library()
-
-
-def _face(tile):
-    n, suit = int(tile[0]), tile[1]
-    if suit == "z":
-        return notation.HONOR_NAMES_ZH[n], ""
-    return notation.NUMERALS_ZH[n - 1], notation.SUIT_NAMES_ZH[suit]
 
 
 @register.filter
 def tiles(text, wild=None):
     try:
-        faces = notation.parse_tiles(notation.compact(text or ""))
-    except notation.NotationError:
+        faces = tile_names.read_tiles(text)
+    except TileError:
         return text
     chips = []
-    for tile in faces:
-        top, bottom = _face(tile)
+    for face in faces:
+        tile = face_name(face)
+        top, bottom = tile_names.chip(face)
         classes = f"tile tile-{tile[1]}" + (" tile-wild" if wild and tile == wild else "")
         chips.append((classes, tile, top, bottom))
     return format_html(
@@ -39,11 +33,8 @@ def meld_tiles(meld):
     return meld.partition(":")[2]
 
 
-MELD_LABELS = {"chow": _("吃"), "pung": _("碰"), "kong": _("明杠"), "ckong": _("暗杠")}
-
-
 @register.filter
 def meld_kind(meld):
     """'pung:777z' -> the kind's label: 碰 (Pung in English)."""
     kind = meld.partition(":")[0]
-    return MELD_LABELS.get(kind, kind)
+    return tile_names.MELD_LABELS.get(kind, kind)

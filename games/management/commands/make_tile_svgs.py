@@ -12,14 +12,13 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from games.tile_names import HONOUR_NAMES_ZH, SUIT_NAMES_ZH, ZH_NUMERALS
+
 W, H = 48, 64
 BLUE, GREEN, RED, INK = "#1c4f9c", "#17693f", "#b3261e", "#1f2328"
 FONT = ("'PingFang SC','Hiragino Sans GB','Noto Sans CJK SC','Noto Sans SC','Source Han Sans SC',"
         "'Microsoft YaHei',sans-serif")
-NUMERALS = "一二三四五六七八九"
-HONORS = [("1z", "东", INK), ("2z", "南", INK), ("3z", "西", INK), ("4z", "北", INK),
-          ("6z", "发", GREEN), ("7z", "中", RED)]
-NAMES = {"m": "万", "p": "筒", "s": "条"}
+HONOUR_COLOURS = {"1z": INK, "2z": INK, "3z": INK, "4z": INK, "6z": GREEN, "7z": RED}  # 5z: a frame
 
 # Circle centres (x, y, radius, colour) of 1p..9p.
 PIN = {
@@ -89,9 +88,10 @@ def faces():
     """{code: svg text} for the 34 faces and 'back'."""
     out = {}
     for n in range(1, 10):
-        out[f"{n}m"] = _svg(f"{NUMERALS[n - 1]}万", _text(24, 29, 24, INK, NUMERALS[n - 1])
-                           + _text(24, 58, 25, RED, "万"))
-        out[f"{n}p"] = _svg(f"{NUMERALS[n - 1]}筒", "".join(_circle(*c) for c in PIN[n]))
+        numeral = ZH_NUMERALS[n - 1]
+        out[f"{n}m"] = _svg(numeral + SUIT_NAMES_ZH["m"], _text(24, 29, 24, INK, numeral)
+                           + _text(24, 58, 25, RED, SUIT_NAMES_ZH["m"]))
+        out[f"{n}p"] = _svg(numeral + SUIT_NAMES_ZH["p"], "".join(_circle(*c) for c in PIN[n]))
         if n == 1:  # one of bamboo: one tall stick with joints, red centre
             body = (f'<rect x="18" y="8" width="12" height="48" rx="6" fill="{GREEN}"/>'
                     f'<rect x="15" y="30" width="18" height="4" rx="2" fill="{RED}"/>'
@@ -100,11 +100,12 @@ def faces():
                     f'<line x1="24" y1="12" x2="24" y2="52" stroke="#fff" stroke-width="1.5" stroke-opacity=".55"/>')
         else:
             body = "".join(_stick(*s) for s in SOU[n])
-        out[f"{n}s"] = _svg(f"{NUMERALS[n - 1]}条", body)
-    for code, char, colour in HONORS:
+        out[f"{n}s"] = _svg(numeral + SUIT_NAMES_ZH["s"], body)
+    for code, colour in HONOUR_COLOURS.items():
+        char = HONOUR_NAMES_ZH[code]
         out[code] = _svg(char, _text(24, 45, 34, colour, char, weight=800))
     # White dragon: an empty blue frame, as on real tiles.
-    out["5z"] = _svg("白", f'<rect x="9" y="11" width="30" height="42" rx="3" fill="none" stroke="{BLUE}" '
+    out["5z"] = _svg(HONOUR_NAMES_ZH["5z"], f'<rect x="9" y="11" width="30" height="42" rx="3" fill="none" stroke="{BLUE}" '
                           f'stroke-width="3"/><rect x="14" y="16" width="20" height="32" rx="2" fill="none" '
                           f'stroke="{BLUE}" stroke-width="1.2"/>')
     out["back"] = _svg("", '<rect x="4" y="4" width="40" height="56" rx="3" fill="none" stroke="#e6f2ec" '
