@@ -1,14 +1,39 @@
 import re
 
 from django import forms
-from django.utils.translation import get_language
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from games import tile_names
+from games.engine import variants
 from games.engine.melds import split_meld
 from games.engine.tiles import TileError, face_name, parse_tile
+from games.services import rooms
 
-VARIANT_CHOICES = [("taizhou", _("台州麻将"))]
+
+def variant_label(name) -> str:
+    """A variant's name in the UI language: the site's catalogue words the Chinese title
+    (台州麻将 -> Taizhou mahjong); a title it has no words for falls back on the variant's own."""
+    title = dict(variants.get(name).title)
+    zh = title.get("zh", name)
+    words = gettext(zh)  # a known msgid ("台州麻将" is one: games/models.py)
+    if words == zh and not (get_language() or "zh").startswith("zh"):
+        words = title.get("en", zh)
+    return words
+
+
+def variant_choices(scoring=False):
+    """(name, label) of the variants a room may use (the registry's playable ones); with
+    scoring=True only those that answer the scoring contract (the calculator)."""
+    return [(name, variant_label(name)) for name in variants.playable()
+            if not scoring or variants.get(name).has_contract]
+
+
+def scoring_variant_choices():
+    return variant_choices(scoring=True)
+
+
 SEAT_CHOICES = [("E", _("东（庄家）")), ("S", _("南")), ("W", _("西")), ("N", _("北"))]
 LANG_CHOICES = [("zh", "中文"), ("en", "English")]
 
@@ -38,7 +63,8 @@ class CalculatorForm(forms.Form):
     """The score calculator: the fields of the scoring contract (shared/rules/README.md)."""
 
     # variant, seat and lang may be left out of a URL: taizhou, East, the UI language.
-    variant = forms.ChoiceField(label=_("玩法"), choices=VARIANT_CHOICES, initial="taizhou", required=False)
+    variant = forms.ChoiceField(label=_("玩法"), choices=scoring_variant_choices, initial=rooms.DEFAULT_VARIANT,
+                                required=False)
     seat = forms.ChoiceField(label=_("门风"), choices=SEAT_CHOICES, initial="E", required=False)
     wild = forms.CharField(
         label=_("财神（翻出的牌）"),
@@ -73,7 +99,7 @@ class CalculatorForm(forms.Form):
     lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh", required=False)
 
     def clean_variant(self):
-        return self.cleaned_data.get("variant") or "taizhou"
+        return self.cleaned_data.get("variant") or rooms.DEFAULT_VARIANT
 
     def clean_seat(self):
         return self.cleaned_data.get("seat") or "E"
@@ -142,9 +168,11 @@ class CalculatorForm(forms.Form):
         return request
 
 
-# --- the lobby's "create a room" form (bounds as in games.services.create_room) -----------
+# --- the lobby's "create a room" form ----------------------------------------------------------
+# Choices and bounds come from the offered variants' RoomOptions (games/engine/variants/base.py);
+# clean() asks games.services.rooms.room_option_errors, the one check create_room makes too.
 
-PLAYER_CHOICES = [(4, _("4 人")), (3, _("3 人")), (2, _("2 人"))]
+PLAYER_LABELS = {4: _("4 人"), 3: _("3 人"), 2: _("2 人")}
 LENGTH_CHOICES = [
     ("hands:4", _("4 局")),
     ("hands:8", _("8 局")),
@@ -152,23 +180,64 @@ LENGTH_CHOICES = [
     ("rounds:1", _("1 圈")),
     ("rounds:2", _("2 圈")),
 ]
+NUMERIC = {"inputmode": "numeric"}
+
+
+def _offered_room_options():
+    return [variants.get(name).room_options for name in variants.playable()]
+
+
+def _bound(field, lo, hi):
+    """Give an IntegerField of this form instance the bounds lo..hi (validators and widget)."""
+    field.min_value, field.max_value = lo, hi
+    field.validators = [v for v in field.validators if not isinstance(v, (MinValueValidator, MaxValueValidator))]
+    field.validators += [MinValueValidator(lo), MaxValueValidator(hi)]
+    field.widget.attrs.update(field.widget_attrs(field.widget))
 
 
 class CreateRoomForm(forms.Form):
-    variant = forms.ChoiceField(label=_("玩法"), choices=VARIANT_CHOICES, initial="taizhou")
-    players = forms.TypedChoiceField(label=_("人数"), choices=PLAYER_CHOICES, coerce=int, initial=4,
-                                     widget=forms.RadioSelect)
-    length = forms.ChoiceField(label=_("局数"), choices=LENGTH_CHOICES, initial="hands:8",
-                               help_text=_("一圈：每家各坐一次庄"))
-    stake = forms.IntegerField(label=_("底注（金豆/胡）"), min_value=1, max_value=1_000_000, initial=100,
-                               widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
-    turn_seconds = forms.IntegerField(label=_("出牌时间（秒）"), min_value=5, max_value=120, initial=15,
-                                      widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
-    claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), min_value=3, max_value=60, initial=8,
-                                       widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
-    min_balance = forms.IntegerField(label=_("入座最低金豆"), min_value=0, max_value=1_000_000_000_000, initial=0,
-                                     required=False, help_text=_("金豆少于这个数的玩家不能入座；0 表示不限"),
-                                     widget=forms.NumberInput(attrs={"inputmode": "numeric"}))
+    variant = forms.ChoiceField(label=_("玩法"), choices=variant_choices, initial=rooms.DEFAULT_VARIANT)
+    players = forms.TypedChoiceField(label=_("人数"), coerce=int, widget=forms.RadioSelect)
+    length = forms.ChoiceField(label=_("局数"), help_text=_("一圈：每家各坐一次庄"))
+    stake = forms.IntegerField(label=_("底注（金豆/胡）"), widget=forms.NumberInput(attrs=NUMERIC))
+    turn_seconds = forms.IntegerField(label=_("出牌时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
+    claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
+    min_balance = forms.IntegerField(label=_("入座最低金豆"), required=False,
+                                     help_text=_("金豆少于这个数的玩家不能入座；0 表示不限"),
+                                     widget=forms.NumberInput(attrs=NUMERIC))
+
+    BOUNDED = ("stake", "turn_seconds", "claim_seconds", "min_balance")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # a field takes what any offered variant allows; clean() checks the one chosen
+        offered = _offered_room_options()
+        players = sorted({n for ro in offered for n in ro.players}, reverse=True)
+        self.fields["players"].choices = [(n, PLAYER_LABELS.get(n, str(n))) for n in players]
+        lengths = {f"{kind}:{n}" for ro in offered for kind, n in ro.lengths}
+        labels = dict(LENGTH_CHOICES)
+        self.fields["length"].choices = [(v, label) for v, label in LENGTH_CHOICES if v in lengths] + [
+            (v, v) for v in sorted(lengths - set(labels))]
+        for name in self.BOUNDED:
+            _bound(self.fields[name], min(getattr(ro, name)[0] for ro in offered),
+                   max(getattr(ro, name)[1] for ro in offered))
+        if not self.is_bound:
+            self._set_initial()
+
+    def _set_initial(self):
+        """The default variant's defaults."""
+        ro = variants.get(rooms.DEFAULT_VARIANT).room_options
+        initial = ro.with_defaults({})
+        for name in ("players", *self.BOUNDED):
+            self.fields[name].initial = initial[name]
+        self.fields["length"].initial = f"{initial['length_kind']}:{initial['length']}"
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            for field, message in rooms.room_option_errors(self.room_options()):
+                self.add_error(field if field in self.fields else None, message)
+        return data
 
     def room_options(self):
         """Keyword arguments for games.services.create_room (call after is_valid())."""

@@ -33,19 +33,20 @@ from .errors import Outcome, ServiceError
 from .finish import next_hand_delay
 from .handstate import current_hand, hand_state
 from .moves import AUTO_PLAY_DELAY, is_stale, parse_command, play
-from .rooms import (HAND_LENGTHS, ROUND_LENGTHS, check_can_sit, close_room, create_room, join_room, leave_room,
-                    new_invite, remove_player, revoke_invite)
+from .rooms import (check_can_sit, close_room, create_room, join_room, leave_room, new_invite, remove_player,
+                    revoke_invite, room_option_errors)
 from .safety import (distance_m, is_frozen, record_presence, same_ip_groups, seat_distances, set_frozen,
                      set_location)
 from .timeouts import set_auto_play, sweep_overdue, timeout
 
 __all__ = [
-    "AUTO_PLAY_DELAY", "DISSOLVE_WINDOW", "HAND_LENGTHS", "ROUND_LENGTHS", "Outcome", "ServiceError",
+    "AUTO_PLAY_DELAY", "DISSOLVE_WINDOW", "Outcome", "ServiceError",
     "check_can_sit", "check_next_hand", "close_room", "create_room", "current_hand", "distance_m",
     "end_dissolve_window", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
     "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play",
-    "record_presence", "remove_player", "revoke_invite", "same_ip_groups", "seat_distances", "set_auto_play",
-    "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout", "vote_dissolve",
+    "record_presence", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
+    "seat_distances", "set_auto_play", "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout",
+    "vote_dissolve",
 ]
 
 # Room actions a seated player may send (hand actions go to `play` with the hand and version).

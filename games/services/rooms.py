@@ -1,5 +1,6 @@
 """Rooms before the game: create, join by invite, leave, remove a player, close, invite links.
-Room options are checked here (the create-room form checks them for the page too)."""
+Room options are checked here, once: `room_option_errors` asks the variant's RoomOptions (the
+one definition of the bounds) and words its codes; the create-room form calls it too."""
 
 from __future__ import annotations
 
@@ -7,17 +8,83 @@ import secrets
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts import beans
+from games.engine import variants
 from games.models import Room, Seat
 
 from . import handstate, notify, safety
 from .errors import ServiceError
 
-HAND_LENGTHS = (4, 8, 16)
+DEFAULT_VARIANT = "taizhou"
+
+# The words for RoomOptions.validate's (field, code) pairs; the bounds themselves are the
+# variant's (games/engine/variants/base.py RoomOptions), so a message names them from there.
+FIELD_LABELS = {
+    "variant": gettext_noop("玩法"),
+    "players": gettext_noop("人数"),
+    "length": gettext_noop("局数"),
+    "length_kind": gettext_noop("局数"),
+    "stake": gettext_noop("底注（金豆/胡）"),
+    "turn_seconds": gettext_noop("出牌时间（秒）"),
+    "claim_seconds": gettext_noop("吃碰时间（秒）"),
+    "min_balance": gettext_noop("入座最低金豆"),
+}
+RANGE_MESSAGES = {
+    "stake": gettext_noop("底注应在 %(lo)s 到 %(hi)s 金豆之间"),
+    "turn_seconds": gettext_noop("出牌时间应在 %(lo)s–%(hi)s 秒之间"),
+    "claim_seconds": gettext_noop("吃碰时间应在 %(lo)s–%(hi)s 秒之间"),
+    "min_balance": gettext_noop("入座最低金豆应在 %(lo)s 到 %(hi)s 之间"),
+}
 
 
-ROUND_LENGTHS = (1, 2)
+def playable_variant(name):
+    """The registered, playable Variant of this name, or None."""
+    try:
+        rules = variants.get(name)
+    except variants.UnknownVariant:
+        return None
+    return rules if rules.playable else None
+
+
+def _option_message(room_options, field, code) -> str:
+    label = _(FIELD_LABELS.get(field, field))
+    if code == "not_a_number":
+        return _("“%(field)s”应为整数") % {"field": label}
+    if code == "not_allowed" and field == "players":
+        return _("人数只能是 %(choices)s") % {"choices": "/".join(str(n) for n in room_options.players)}
+    if code == "not_allowed" and field == "length":
+        hands, rounds = ("/".join(str(n) for k, n in room_options.lengths if k == kind)
+                         for kind in (Room.HANDS, Room.ROUNDS))
+        if hands and rounds:
+            return _("局数只能是 %(hands)s 局或 %(rounds)s 圈") % {"hands": hands, "rounds": rounds}
+        if hands:
+            return _("局数只能是 %(hands)s 局") % {"hands": hands}
+        return _("局数只能是 %(rounds)s 圈") % {"rounds": rounds}
+    if code == "out_of_range" and field in RANGE_MESSAGES:
+        lo, hi = getattr(room_options, field)
+        return _(RANGE_MESSAGES[field]) % {"lo": f"{lo:,}", "hi": f"{hi:,}"}
+    if code == "unknown_field":
+        return _("没有“%(field)s”这个房间选项") % {"field": label}
+    return _("“%(field)s”不能是这个值") % {"field": label}
+
+
+def room_option_errors(options: dict) -> list:
+    """[(field, message)] for every bad room option (the variant's RoomOptions.validate, worded
+    in the active language; fields as validate names them, "length_kind" reported as "length").
+    The one check of a room's options: create_room refuses with the first, the lobby form shows
+    each on its field."""
+    rules = playable_variant(options.get("variant", DEFAULT_VARIANT))
+    if rules is None:
+        return [("variant", _("暂不支持这个玩法"))]
+    out = []
+    for field, code in rules.room_options.validate(options):
+        field = "length" if field == "length_kind" else field
+        message = _option_message(rules.room_options, field, code)
+        if (field, message) not in out:
+            out.append((field, message))
+    return out
 
 
 def check_can_sit(user, min_balance: int = 0):
@@ -31,20 +98,19 @@ def check_can_sit(user, min_balance: int = 0):
         raise ServiceError("min_balance", _("这个房间要求至少 %(need)s 金豆才能入座，你现在有 %(have)s") % {"need": min_balance, "have": balance})
 
 
-def create_room(user, *, variant="taizhou", players=4, length_kind=Room.HANDS, length=8, stake=100,
-                turn_seconds=15, claim_seconds=8, min_balance=0) -> Room:
-    if variant != "taizhou":
-        raise ServiceError("bad_option", _("暂不支持这个玩法"))
-    if players not in (2, 3, 4):
-        raise ServiceError("bad_option", _("人数只能是 2、3 或 4"))
-    if (length_kind, length) not in [(Room.HANDS, n) for n in HAND_LENGTHS] + [(Room.ROUNDS, n) for n in ROUND_LENGTHS]:
-        raise ServiceError("bad_option", _("局数只能是 4/8/16 局或 1/2 圈"))
-    if not 1 <= stake <= 1_000_000:
-        raise ServiceError("bad_option", _("底注应在 1 到 1,000,000 金豆之间"))
-    if not 5 <= turn_seconds <= 120 or not 3 <= claim_seconds <= 60:
-        raise ServiceError("bad_option", _("出牌时间 5–120 秒，吃碰时间 3–60 秒"))
-    if not isinstance(min_balance, int) or min_balance < 0:
-        raise ServiceError("bad_option", _("入座最低金豆不能是负数"))
+def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None, length=None, stake=None,
+                turn_seconds=None, claim_seconds=None, min_balance=None) -> Room:
+    """A room with these options (None = the variant's default), the host seated at position 0."""
+    given = {"players": players, "length_kind": length_kind, "length": length, "stake": stake,
+             "turn_seconds": turn_seconds, "claim_seconds": claim_seconds, "min_balance": min_balance}
+    options = {"variant": variant, **{k: v for k, v in given.items() if v is not None}}
+    errors = room_option_errors(options)
+    if errors:
+        raise ServiceError("bad_option", errors[0][1])
+    options = variants.get(variant).room_options.with_defaults(options)
+    players, length_kind, length = options["players"], options["length_kind"], options["length"]
+    stake, turn_seconds, claim_seconds = options["stake"], options["turn_seconds"], options["claim_seconds"]
+    min_balance = options["min_balance"]
     check_can_sit(user, min_balance)
     with transaction.atomic():
         room = Room.objects.create(host=user, variant=variant, players=players, length_kind=length_kind,

@@ -3,6 +3,7 @@
     from games.engine import variants
     v = variants.get("taizhou")     # the Variant object; UnknownVariant (a ValueError) if none
     variants.names()                # ("taizhou",)
+    variants.playable()             # the names a new room may use: ("taizhou",)
 
 A variant is an immutable `Variant` (variants/base.py, where its interface is listed); the
 state machine (game.py) asks it every rule question and imports no variant itself. One module
@@ -57,8 +58,13 @@ def names() -> tuple:
     return tuple(sorted(_REGISTRY))
 
 
+def playable() -> tuple:
+    """Names of the rule sets complete enough for a table (`Variant.playable`), sorted."""
+    return tuple(name for name in names() if _REGISTRY[name].playable)
+
+
 # the built-in rule sets
 register(taizhou.VARIANT)
 
 __all__ = ["CLAIM_RANK", "ROOM_CODES", "Decision", "Result", "RoomOptions", "Setting", "UnknownVariant",
-           "Variant", "get", "names", "register", "unregister"]
+           "Variant", "get", "names", "playable", "register", "unregister"]

@@ -22,6 +22,7 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 |                                   | `settle_drawn(state)`                                      |
 | dealer rotation, streak           | `next_dealer(state)`, `next_hand(state)` -> (dealer, carry)|
 | room options                      | `room_options` (data + `validate(dict)`)                   |
+| offered for new rooms             | `playable` (a rule set still being written is not)         |
 | the JSON contracts                | `has_contract`, `score_winner`, `score_nonwinner`, `settle`|
 
 A variant is an immutable object (a frozen dataclass): a rule set with options is a new
@@ -185,6 +186,7 @@ class Variant:
     white_stands_in: bool = False  # whites (5z) stand in for the wild's face
     room_options: RoomOptions = field(default_factory=RoomOptions)
     has_contract: bool = False  # answers the JSON scoring/settlement contracts
+    playable: bool = False  # complete enough for a table: the site offers it for new rooms
 
     # --- the deal ---
     def build_wall(self, seed: int):

@@ -553,6 +553,7 @@ class Taizhou(Variant):
     hand_size: int = RULES.hand_size
     white_stands_in: bool = True
     has_contract: bool = True
+    playable: bool = True
     scoring: TaizhouRules = RULES  # reward, cap
 
     # the single-wild fast paths of winning.py (the base's generic ones give the same answers)
