@@ -5,6 +5,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import SiteSettings
 from games import tile_names
 from games.engine import variants
 from games.engine.melds import split_meld
@@ -225,9 +226,14 @@ class CreateRoomForm(forms.Form):
             self._set_initial()
 
     def _set_initial(self):
-        """The default variant's defaults."""
+        """The default variant's defaults; the turn and claim times as the site settings say."""
         ro = variants.get(rooms.DEFAULT_VARIANT).room_options
         initial = ro.with_defaults({})
+        settings = SiteSettings.current()
+        for name, value in (("turn_seconds", settings.default_turn_seconds),
+                            ("claim_seconds", settings.default_claim_seconds)):
+            lo, hi = getattr(ro, name)
+            initial[name] = min(max(value, lo), hi)  # an admin's value out of the variant's bounds is clamped
         for name in ("players", *self.BOUNDED):
             self.fields[name].initial = initial[name]
         self.fields["length"].initial = f"{initial['length_kind']}:{initial['length']}"

@@ -2,13 +2,14 @@
 
 The lobby form takes its choices, bounds and defaults from it, the variants it offers from the
 registry (the playable ones), and checks a choice with games.services.rooms.room_option_errors,
-the same check create_room makes."""
+the same check create_room makes; the site settings give the initial turn and claim times."""
 
 from dataclasses import replace
 
 import pytest
 from django.utils import translation
 
+from accounts.models import SiteSettings
 from games import services
 from games.engine import variants
 from games.engine.variants import RoomOptions
@@ -138,3 +139,35 @@ def test_create_room_takes_the_variants_defaults(host):
     room = services.create_room(host)
     defaults = TAIZHOU.with_defaults({})
     assert {name: getattr(room, name) for name in defaults} == defaults
+
+
+# --- the site settings give the initial turn and claim times --------------------------------------
+
+def test_site_settings_set_the_initial_times_on_the_create_room_page(client, host):
+    client.force_login(host)
+    form = client.get(LOBBY).context["form"]
+    assert (form["turn_seconds"].value(), form["claim_seconds"].value()) == (15, 8)
+    settings = SiteSettings.current()
+    settings.default_turn_seconds, settings.default_claim_seconds = 25, 12
+    settings.save()
+    response = client.get(LOBBY)
+    form = response.context["form"]
+    assert (form["turn_seconds"].value(), form["claim_seconds"].value()) == (25, 12)
+    html = response.content.decode()
+    assert 'name="turn_seconds" value="25"' in html and 'name="claim_seconds" value="12"' in html
+    client.post(LOBBY, {k: v for k, v in dict(GOOD, turn_seconds="25", claim_seconds="12").items()})
+    assert Room.objects.get().turn_seconds == 25
+
+
+def test_site_settings_out_of_the_variants_bounds_are_clamped():
+    settings = SiteSettings.current()
+    settings.default_turn_seconds, settings.default_claim_seconds = 500, 1
+    settings.save()
+    form = CreateRoomForm()
+    assert (form["turn_seconds"].value(), form["claim_seconds"].value()) == (TAIZHOU.turn_seconds[1],
+                                                                              TAIZHOU.claim_seconds[0])
+
+
+def test_a_posted_form_does_not_read_the_site_settings(django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert CreateRoomForm(GOOD).is_valid()
