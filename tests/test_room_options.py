@@ -155,7 +155,7 @@ def test_site_settings_set_the_initial_times_on_the_create_room_page(client, hos
     assert (form["turn_seconds"].value(), form["claim_seconds"].value()) == (25, 12)
     html = response.content.decode()
     assert 'name="turn_seconds" value="25"' in html and 'name="claim_seconds" value="12"' in html
-    client.post(LOBBY, {k: v for k, v in dict(GOOD, turn_seconds="25", claim_seconds="12").items()})
+    client.post(LOBBY, dict(GOOD, turn_seconds="25", claim_seconds="12"))
     assert Room.objects.get().turn_seconds == 25
 
 
