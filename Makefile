@@ -7,7 +7,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-PYTEST_WORKERS ?= auto
+# More workers than cores: many tests wait on real processes and timers.
+PYTEST_WORKERS ?= 4
 
 .PHONY: run test bench venv migrate
 

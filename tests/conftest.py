@@ -31,6 +31,17 @@ if "CELERY_TASK_ALWAYS_EAGER" not in os.environ:
 import pytest  # noqa: E402
 
 
+def pytest_collection_modifyitems(config, items):
+    """CI's second pass (DATABASE_URL on PostgreSQL) leaves out what it would only repeat: tests
+    that start their own stack on their own SQLite file (`own_sqlite`)."""
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        return
+    skip = pytest.mark.skip(reason="own stack on its own SQLite file: run in the embedded pass")
+    for item in items:
+        if item.get_closest_marker("own_sqlite"):
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """The cache (login throttling counts) is per process: start every test with it empty."""
@@ -109,3 +120,74 @@ def staff(db):
     from tests.people import make_person
 
     return make_person("staff", is_staff=True)
+
+
+@pytest.fixture(autouse=True)
+def _commit_hooks_as_in_production(request):
+    """A `django_db` test runs inside transactions the test opens (rolled back at the end), so
+    on_commit callbacks would never run: no committed-state cache (every move replays the whole
+    hand: quadratic and unlike production), no notifications. Here a callback runs when the site's
+    own outermost transaction commits (only the test's blocks are left open), or at once when it
+    is registered outside one, exactly as production does. Tests with transaction=True commit
+    for real and need nothing."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None or marker.kwargs.get("transaction") or (marker.args and marker.args[0]):
+        yield
+        return
+    from django.db import transaction
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    def only_test_blocks(conn):
+        return all(getattr(block, "_from_testcase", False) for block in conn.atomic_blocks)
+
+    def run_pending(conn):
+        while conn.run_on_commit:  # a callback may register more
+            _sids, func, robust = conn.run_on_commit.pop(0)
+            if robust:
+                try:
+                    func()
+                except Exception:
+                    pass
+            else:
+                func()
+
+    original_on_commit = BaseDatabaseWrapper.on_commit
+    original_exit = transaction.Atomic.__exit__
+
+    def on_commit(self, func, robust=False):
+        if self.in_atomic_block and only_test_blocks(self):
+            func()  # outside the site's transactions: as autocommit does
+            return
+        original_on_commit(self, func, robust)
+
+    def atomic_exit(self, exc_type, exc_value, traceback):
+        result = original_exit(self, exc_type, exc_value, traceback)
+        conn = transaction.get_connection(self.using)
+        if exc_type is None and conn.in_atomic_block and only_test_blocks(conn):
+            run_pending(conn)
+        return result
+
+    BaseDatabaseWrapper.on_commit = on_commit
+    transaction.Atomic.__exit__ = atomic_exit
+    try:
+        yield
+    finally:
+        BaseDatabaseWrapper.on_commit = original_on_commit
+        transaction.Atomic.__exit__ = original_exit
+
+
+@pytest.fixture
+def register():
+    """Register toy variants (games.engine.variants) for one test; they are gone afterwards."""
+    from games.engine import variants
+
+    added = []
+
+    def add(v):
+        variants.register(v)
+        added.append(v.name)
+        return v
+
+    yield add
+    for name in added:
+        variants.unregister(name)

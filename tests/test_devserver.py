@@ -132,6 +132,7 @@ def start_devserver(tmp_path, **extra):
 
 
 @pytest.mark.slow
+@pytest.mark.own_sqlite
 def test_devserver_runs_the_real_stack(tmp_path):
     server, output, port, env = start_devserver(tmp_path)
     try:
@@ -220,6 +221,7 @@ def http_ok(url, timeout):
 
 
 @pytest.mark.slow
+@pytest.mark.own_sqlite
 def test_devserver_restarts_a_killed_child_and_the_site_serves_again(tmp_path):
     server, output, port, env = start_devserver(tmp_path, CELERY_LOG_LEVEL="info")
     url = f"http://127.0.0.1:{port}/"

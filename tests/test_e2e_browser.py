@@ -7,10 +7,9 @@ presses Ready, and they play by pressing what the page shows until the result sc
 Screenshots of the table at phone and desktop size go to test-output/e2e/.
 """
 
+import contextlib
 import os
 import re
-import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from games.engine.tiles import face_name, parse_tile
 from tests.e2e_policy import choose_discard
-from tests.test_devserver import alive, start_devserver
+from tests.test_devserver import start_devserver, stop_devserver
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -32,7 +31,7 @@ DESKTOP = {"width": 1280, "height": 860}
 # when everyone plays tests/e2e_policy.py — the result screen then has a full breakdown.
 SEED_BASE = "e2e-16"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
 
 if not Path(CHROMIUM).exists():
     # CI installs Debian's chromium (.ci/run); a developer machine without it skips, CI never does
@@ -43,30 +42,28 @@ if not Path(CHROMIUM).exists():
 sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
 
 
-@pytest.fixture
-def server(tmp_path):
-    """The real stack on free loopback ports, with its own SQLite file and Redis databases."""
-    extra = {"GAME_SEED_BASE": SEED_BASE, "CELERY_TASK_ALWAYS_EAGER": None}
+@contextlib.contextmanager
+def real_stack(tmp_path, **extra):
+    """The real stack (`make run`'s supervisor: daphne, Celery worker and beat, Redis) on free
+    loopback ports with its own SQLite file; on the machine's Redis (REDIS_URL) it keeps to
+    databases 5-7, which no other test uses. Yields (url, output, env); stopped even on failure."""
+    extra = {"CELERY_TASK_ALWAYS_EAGER": None, **extra}
     if os.environ.get("REDIS_URL"):
-        # the machine's Redis is shared with other tests: keep to databases nobody else uses
         base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
         extra.update(REDIS_URL=f"{base}/5", CELERY_BROKER_URL=f"{base}/6", CELERY_RESULT_BACKEND=f"{base}/7")
-    proc, output, port, _env = start_devserver(tmp_path, **extra)
+    proc, output, port, env = start_devserver(tmp_path, **extra)
     url = f"http://127.0.0.1:{port}"
     try:
         assert output.wait_for(re.escape(f"running at {url}/"), 60), output.text()
-        yield url, output
+        yield url, output, env
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        for pid in (int(p) for p in re.findall(r"started .+ \(pid (\d+)\)", output.text())):
-            if alive(pid):
-                os.killpg(pid, signal.SIGKILL)
+        stop_devserver(proc, output)
+
+
+@pytest.fixture
+def server(tmp_path):
+    with real_stack(tmp_path, GAME_SEED_BASE=SEED_BASE) as (url, output, _env):
+        yield url, output
 
 
 def sign_up(page, base, name):

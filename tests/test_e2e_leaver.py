@@ -19,20 +19,16 @@ screen with the countdown, final summary).
 """
 
 import json
-import os
 import re
-import signal
 import sqlite3
-import subprocess
 import time
 
 import pytest
 
-from tests.test_devserver import alive, start_devserver
 from tests.test_e2e_browser import (CHROMIUM, DESKTOP, LAUNCH_ARGS, OUTPUT, PHONE, click_if_visible,
-                                    discard_by_policy, sign_up, sync_playwright, wait_connected)
+                                    discard_by_policy, real_stack, sign_up, sync_playwright, wait_connected)
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
 
 SEED_BASE = "leaver-1"
 NEXT_HAND_SECONDS = 8  # long enough to tell "everyone present pressed" from "the countdown ran out"
@@ -70,28 +66,9 @@ STATE_JS = """() => {
 
 @pytest.fixture
 def stack(tmp_path):
-    """The real stack (daphne, Redis channel layer, Celery worker and beat) with a 5 s ready countdown."""
-    extra = {"GAME_SEED_BASE": SEED_BASE, "CELERY_TASK_ALWAYS_EAGER": None,
-             "NEXT_HAND_SECONDS": str(NEXT_HAND_SECONDS)}
-    if os.environ.get("REDIS_URL"):
-        base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
-        extra.update(REDIS_URL=f"{base}/5", CELERY_BROKER_URL=f"{base}/6", CELERY_RESULT_BACKEND=f"{base}/7")
-    proc, output, port, env = start_devserver(tmp_path, **extra)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert output.wait_for(re.escape(f"running at {url}/"), 60), output.text()
-        yield url, output, env
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        for pid in (int(p) for p in re.findall(r"started .+ \(pid (\d+)\)", output.text())):
-            if alive(pid):
-                os.killpg(pid, signal.SIGKILL)
+    """The real stack with an 8 s ready countdown."""
+    with real_stack(tmp_path, GAME_SEED_BASE=SEED_BASE, NEXT_HAND_SECONDS=str(NEXT_HAND_SECONDS)) as running:
+        yield running
 
 
 def state_of(page):

@@ -10,7 +10,7 @@ from tests.test_e2e_browser import (  # noqa: F401  (server is a fixture)
     CHROMIUM, LAUNCH_ARGS, OUTPUT, PHONE, server, sign_up, sync_playwright, wait_connected,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
 
 HERE = {"latitude": 31.2304, "longitude": 121.4737}
 NEAR = {"latitude": 31.2304, "longitude": 121.4737 + 40 / 95_060}  # about 40 m east

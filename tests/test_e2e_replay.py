@@ -18,7 +18,7 @@ import pytest
 from tests.test_e2e_browser import CHROMIUM, DESKTOP, LAUNCH_ARGS, OUTPUT, BASE_DIR, server  # noqa: F401
 from tests.e2e_replay_data import PASSWORD
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
 
 sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
 PHONE_360 = {"width": 360, "height": 740}

@@ -24,21 +24,6 @@ GOOD = {"variant": "taizhou", "players": "4", "length": "hands:8", "stake": "100
 TAIZHOU = variants.get("taizhou").room_options
 
 
-@pytest.fixture
-def register():
-    """Register toy variants for one test; they are gone afterwards."""
-    added = []
-
-    def add(v):
-        variants.register(v)
-        added.append(v.name)
-        return v
-
-    yield add
-    for name in added:
-        variants.unregister(name)
-
-
 def _errors(form, lang="zh-hans"):
     with translation.override(lang):
         assert not form.is_valid()

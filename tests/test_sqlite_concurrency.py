@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
 
 SETUP = """
 import django, json; django.setup()

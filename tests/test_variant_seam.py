@@ -45,21 +45,6 @@ from tests.engine_helpers import A, make_state, must_fail, play
 ENGINE = Path(__file__).resolve().parent.parent / "games" / "engine"
 
 
-@pytest.fixture
-def register():
-    """Register toy variants for one test; they are gone afterwards."""
-    added = []
-
-    def add(v):
-        variants.register(v)
-        added.append(v.name)
-        return v
-
-    yield add
-    for name in added:
-        variants.unregister(name)
-
-
 def play_out(state, rng, policy=None, wins=True):
     """Play random legal actions to the end (with wins=True half the wins offered are taken;
     with wins=False none). Returns (state, events)."""
