@@ -13,6 +13,7 @@ from accounts.context_processors import header_beans
 from accounts.models import LedgerEntry, Profile, SiteSettings, Wallet
 from games import services
 from games.models import Game, Hand, Room, Seat
+from tests.people import make_person
 
 pytestmark = pytest.mark.django_db
 
@@ -21,12 +22,6 @@ RELIEF = "/accounts/beans/relief/"
 LOBBY = "/lobby/"
 ROOM_FORM = {"variant": "taizhou", "players": "2", "length": "hands:4", "stake": "100",
              "turn_seconds": "15", "claim_seconds": "8"}
-
-
-def _user(username, nickname):
-    user = get_user_model().objects.create_user(username, password="pw-" + username + "-long")
-    Profile.objects.create(user=user, nickname=nickname)
-    return user
 
 
 def _set_balance(user, balance):
@@ -38,12 +33,12 @@ def _set_balance(user, balance):
 
 @pytest.fixture
 def player():
-    return _user("player", "老张")
+    return make_person("player", "老张")
 
 
 @pytest.fixture
 def poor_player():
-    user = _user("poor", "穷小子")
+    user = make_person("poor", "穷小子")
     _set_balance(user, 1_000)
     return user
 
@@ -302,7 +297,7 @@ def test_join_page_shows_the_min_balance_refusal(client, host, poor_player):
 
 def test_join_page_shows_the_day_limit_refusal(client, host, player):
     SiteSettings.objects.update_or_create(pk=1, defaults={"day_limit": 1_000})
-    other = _user("other", "别人")
+    other = make_person("other", "别人")
     _settled_hand(other, player, amount_hu=10)
     room = services.create_room(host, players=2, length=4)
     client.force_login(player)

@@ -3,21 +3,14 @@
 import pytest
 import qrcode
 import qrcode.image.svg
-from django.contrib.auth import get_user_model
 from django.template import loader
 from django.test import RequestFactory
 
-from accounts.models import Profile
 from games import services
 from games.models import Room, Seat
+from tests.people import make_person
 
 pytestmark = pytest.mark.django_db
-
-
-def _user(username, nickname):
-    user = get_user_model().objects.create_user(username, password="pw-" + username + "-long")
-    Profile.objects.create(user=user, nickname=nickname)
-    return user
 
 
 @pytest.fixture

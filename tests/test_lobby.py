@@ -3,23 +3,16 @@
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from accounts.models import Profile
 from games import services
 from games.models import Room, Seat
+from tests.people import make_person
 
 pytestmark = pytest.mark.django_db
 
 LOBBY = "/lobby/"
 GOOD = {"variant": "taizhou", "players": "4", "length": "hands:8", "stake": "100",
         "turn_seconds": "15", "claim_seconds": "8"}
-
-
-def _user(username, nickname):
-    user = get_user_model().objects.create_user(username, password="pw-" + username + "-long")
-    Profile.objects.create(user=user, nickname=nickname)
-    return user
 
 
 @pytest.fixture
