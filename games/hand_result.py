@@ -1,6 +1,7 @@
-"""How a finished hand is told to people, in one place: the result screen (games/table.py), the
-replay's last frame (games/replay_frames.py), the admin's hand page (games/admin.py) and the
-history pages all name cuts and liability with these words, in the reader's language."""
+"""How a hand is told to people, in one place: the result screen and the table's buttons and
+last-move line (games/table.py), the replay (games/replay_frames.py), the admin's hand page
+(games/admin.py), the history pages (games/history_views.py) and the refusals (games/refusals.py)
+name actions, outcomes, cuts and liability with these words, in the reader's language."""
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, pgettext
@@ -20,6 +21,26 @@ LIABLE_REASONS = {
     "fresh_dragon": gettext_noop("生张字牌"),
     "third_dragon": gettext_noop("第三副字牌"),
 }
+
+
+def action_verb(kind) -> str:
+    """The word for an action (a button, the last-move line, a replay step); the "action" context:
+    胡 here is "Win"."""
+    labels = {"win": pgettext("action", "胡"), "pung": pgettext("action", "碰"), "kong": pgettext("action", "杠"),
+              "chow": pgettext("action", "吃"), "pass": pgettext("action", "过"),
+              "ckong": pgettext("action", "暗杠"), "akong": pgettext("action", "加杠"),
+              "self_win": pgettext("action", "自摸"), "discard": pgettext("action", "出牌")}
+    return labels.get(kind, "" if kind is None else str(kind))
+
+
+def outcome(result: dict | None, names: dict) -> str:
+    """One line for a finished hand's result (the engine's result dict): who won, from whom."""
+    r = result or {}
+    if r.get("winner") is None:
+        return _("流局")
+    if r.get("self_drawn"):
+        return _("%(name)s 自摸") % {"name": names.get(r["winner"], "")}
+    return _("%(name)s 胡，%(from)s 点炮") % {"name": names.get(r["winner"], ""), "from": names.get(r.get("discarder"), "")}
 
 
 def cut_reasons(codes) -> str:

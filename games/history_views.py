@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import LedgerEntry, display_name
-from games import replays
+from games import hand_result, replays
 from games.models import Game, Hand, Replay, Room, Seat
 from games.replay_views import unavailable
 from games.services import ServiceError
@@ -69,12 +69,7 @@ def _outcome(hand, names) -> str:
         return _("进行中")
     if hand.status == Hand.VOID:
         return _("作废")
-    r = hand.result or {}
-    if r.get("winner") is None:
-        return _("流局")
-    if r.get("self_drawn"):
-        return _("%(name)s 自摸") % {"name": names.get(r["winner"], "")}
-    return _("%(name)s 胡，%(from)s 点炮") % {"name": names.get(r["winner"], ""), "from": names.get(r.get("discarder"), "")}
+    return hand_result.outcome(hand.result, names)
 
 
 @login_required

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, pgettext
+from django.utils.translation import gettext_noop
 
 from games.engine import events
+from games.hand_result import action_verb
 from games.engine.tiles import TileError, face_label, parse_tile
 
 MESSAGES = {
@@ -39,14 +40,6 @@ MESSAGES = {
 }
 
 
-def _verb(kind) -> str:
-    labels = {"win": pgettext("action", "胡"), "pung": pgettext("action", "碰"), "kong": pgettext("action", "杠"),
-              "chow": pgettext("action", "吃"), "pass": pgettext("action", "过"),
-              "ckong": pgettext("action", "暗杠"), "akong": pgettext("action", "加杠"),
-              "discard": pgettext("action", "出牌")}
-    return labels.get(kind, str(kind))
-
-
 def _tile(text, lang: str) -> str:
     try:
         return face_label(parse_tile(str(text)), lang)
@@ -60,7 +53,7 @@ def message(refusal: events.Illegal, lang: str | None = None) -> str:
     if lang is None:
         lang = "en" if (get_language() or "").startswith("en") else "zh"
     params = refusal.params or {}
-    values = {"kind": _verb(params.get("kind")), "tile": _tile(params.get("tile", ""), lang)}
+    values = {"kind": action_verb(params.get("kind")), "tile": _tile(params.get("tile", ""), lang)}
     text = MESSAGES.get(refusal.code)
     if text is None:  # a new engine code the site has not worded yet: never show English internals
         return _("不能这样做")

@@ -17,7 +17,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from accounts.cutting import beans_of, owed_beans
 from games import hand_result
@@ -110,13 +109,6 @@ def _meld_tiles(notation, lang):
     return ("" if lang == "zh" else " ").join(face_label(f, lang) for f in faces)
 
 
-def _verb(kind):
-    return {"win": pgettext("action", "胡"), "pung": pgettext("action", "碰"), "kong": pgettext("action", "杠"),
-            "chow": pgettext("action", "吃"), "pass": pgettext("action", "过"),
-            "ckong": pgettext("action", "暗杠"), "akong": pgettext("action", "加杠"),
-            "self_win": pgettext("action", "自摸")}.get(kind, kind)
-
-
 def describe(events, action: dict | None, names: dict, lang: str) -> list[str]:
     """The events of one frame in words (a list of short phrases)."""
     out = []
@@ -138,14 +130,14 @@ def describe(events, action: dict | None, names: dict, lang: str) -> list[str]:
                 out.append(_("%(name)s 过") % {"name": name})
             elif not resolved:
                 want = (action or {}).get("kind", "")
-                out.append(_("%(name)s 要%(verb)s，等其他玩家回答") % {"name": name, "verb": _verb(want)})
+                out.append(_("%(name)s 要%(verb)s，等其他玩家回答") % {"name": name, "verb": hand_result.action_verb(want)})
         elif kind in ("chow", "pung") or (kind == "kong" and "from" in ev):
             out.append(_("%(name)s %(verb)s %(from)s 的 %(tile)s：%(meld)s") % {
-                "name": name, "verb": _verb(kind), "from": names.get(ev.get("from"), ""),
+                "name": name, "verb": hand_result.action_verb(kind), "from": names.get(ev.get("from"), ""),
                 "tile": _tile(ev.get("tile"), lang), "meld": _meld_tiles(ev.get("meld"), lang)})
         elif kind == "kong":
             tile = ev.get("tile") or (action or {}).get("tile")
-            verb = _verb("ckong" if ev.get("kind") == "concealed" else "akong")
+            verb = hand_result.action_verb("ckong" if ev.get("kind") == "concealed" else "akong")
             out.append(_("%(name)s %(verb)s %(tile)s") % {"name": name, "verb": verb, "tile": _tile(tile, lang)})
         elif kind == "win":
             if ev.get("self_drawn"):
@@ -167,7 +159,7 @@ def moves(run_: Run, record: dict, names: dict, lang: str) -> list[dict]:
         action = actions[k - 1] if k else None
         out.append({"k": k, "seat": None if action is None else action.get("seat"),
                     "name": "" if action is None else names.get(action.get("seat"), ""),
-                    "text": " · ".join(describe(events, action, names, lang)) or _verb((action or {}).get("kind", "")),
+                    "text": " · ".join(describe(events, action, names, lang)) or hand_result.action_verb((action or {}).get("kind", "")),
                     "auto": k in auto})
     return out
 
@@ -197,8 +189,8 @@ def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
         claim = None
         if state.phase == engine.CLAIM and state.claim_options[p]:
             answer = state.claim_responses[p]
-            claim = {"options": [_verb(c) for c in state.claim_options[p]],
-                     "answer": None if answer is None else _verb(answer.kind)}
+            claim = {"options": [hand_result.action_verb(c) for c in state.claim_options[p]],
+                     "answer": None if answer is None else hand_result.action_verb(answer.kind)}
         players.append({
             "position": p, "name": names.get(p, ""), "wind": face_label(state.seat_wind(p), lang),
             "dealer": p == state.dealer, "in_turn": state.phase == engine.DISCARD and state.turn == p,

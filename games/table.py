@@ -153,15 +153,6 @@ def join_url(room: Room, base: str = "") -> str:
     return base + path
 
 
-def _action_label(kind: str) -> str:
-    """The button (and last-move) word for an action; "action" context: 胡 here is "Win"."""
-    labels = {"win": pgettext("action", "胡"), "pung": pgettext("action", "碰"), "kong": pgettext("action", "杠"),
-              "chow": pgettext("action", "吃"), "pass": pgettext("action", "过"),
-              "ckong": pgettext("action", "暗杠"), "akong": pgettext("action", "加杠"),
-              "self_win": pgettext("action", "自摸")}
-    return labels.get(kind, kind)
-
-
 def _vals(**values) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
@@ -189,15 +180,15 @@ def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
             if kind == "drawn_hand":
                 return {"text": _("流局")}
             if kind == "kong" and ev.get("kind") == "concealed":
-                verb, tile = _action_label("ckong"), None
+                verb, tile = hand_result.action_verb("ckong"), None
             elif kind == "kong" and ev.get("kind") == "added":
-                verb, tile = _action_label("akong"), ev.get("tile")
+                verb, tile = hand_result.action_verb("akong"), ev.get("tile")
             elif kind == "discard":
                 verb, tile = _("打出"), ev.get("tile")
             elif kind == "win":
-                verb, tile = _action_label("self_win" if ev.get("self_drawn") else "win"), ev.get("tile")
+                verb, tile = hand_result.action_verb("self_win" if ev.get("self_drawn") else "win"), ev.get("tile")
             else:
-                verb, tile = _action_label(kind), ev.get("tile")
+                verb, tile = hand_result.action_verb(kind), ev.get("tile")
             label = face_label(parse_tile(tile), lang) if tile else ""
             auto = bool(auto_row) and kind == "discard" and (action or {}).get("seat") == seat
             return {"name": names.get(seat, ""), "verb": verb, "tile": label, "auto": auto}
@@ -218,9 +209,9 @@ def _hand_actions(view: dict, hand: Hand, lang: str) -> tuple[bool, list]:
             continue
         vals = {"action": kind, "v": hand.version, "h": hand.pk}
         tile_code = a.get("tile")
-        text = _action_label(kind)
+        text = hand_result.action_verb(kind)
         if kind == "win" and not claim:
-            text = _action_label("self_win")
+            text = hand_result.action_verb("self_win")
         detail = ""
         if kind == "chow":
             vals["tiles"] = " ".join(a["tiles"])
