@@ -201,3 +201,25 @@ def waits(tiles, wild) -> list[int]:
         if is_winning_tiles(base + [f], wild):
             out.append(f)
     return out
+
+
+def is_sets_only(counts, jokers: int = 0) -> bool:
+    """Do these counts (34 faces, wilds excluded) plus `jokers` wilds make whole sets and NO
+    pair? (Wenzhou asks it of the tiles left around a pair already chosen.)"""
+    acc = 1
+    for lo, hi, honor in _PARTS:
+        part = tuple(counts[lo:hi])
+        if any(part):
+            acc = _combine(acc, _part_mask(part, honor, False))
+            if not acc:
+                return False
+    b = 0
+    while acc:
+        if acc & 1:
+            ju, pr = divmod(b, 2)
+            left = jokers - ju
+            if not pr and left >= 0 and left % 3 == 0:
+                return True
+        acc >>= 1
+        b += 1
+    return False

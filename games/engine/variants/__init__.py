@@ -13,7 +13,7 @@ subclasses `Variant` (or `Taizhou`), overriding only what differs, and is regist
 
 from __future__ import annotations
 
-from . import taizhou
+from . import taizhou, wenzhou
 from .base import (
     CLAIM_RANK,
     ROOM_CODES,
@@ -65,6 +65,7 @@ def playable() -> tuple:
 
 # the built-in rule sets
 register(taizhou.VARIANT)
+register(wenzhou.VARIANT)  # not playable yet: scoring and settlement only
 
 __all__ = ["CLAIM_RANK", "ROOM_CODES", "Decision", "Result", "RoomOptions", "Setting", "UnknownVariant",
            "Variant", "get", "names", "playable", "register", "unregister"]

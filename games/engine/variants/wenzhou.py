@@ -1,0 +1,469 @@
+"""Wenzhou mahjong 2008 (温州麻将): win shapes, soft/hard/double and payments.
+Spec: shared/rules/wenzhou.md (§ numbers below are its sections; W-D… its published decisions).
+
+Registered as "wenzhou" with `playable = False`: the scorer and the settlement are here, the
+table rules (forced honors, 买底/顶底, the dealer's base) are not written yet.
+
+A Wenzhou hand has 16 tiles (the dealer 17); a complete hand has 17 counting the winning tile.
+A win is (§4) A: a pair + five sets, B: eight pairs + one lone tile, C: all three wilds. Wilds
+(财神) stand for any tile; each white (白板) is either a White dragon or a natural tile of the
+wild's face (§2). The multiplier (§5) is the best over every reading: soft ×1, hard ×2, double ×4.
+
+`analyse` answers one hand's readings as flags; `score` turns them into the §9 `score_hands`
+result; `settle` pays a hand as §6 / §9 `settle_hands`. `score_request` / `settle_request` read
+the JSON contract objects (never raise: `{"ok": false, "error": ...}`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..melds import CHOW, Meld, make_meld, split_meld
+from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, is_honor, parse_tile, parse_tiles
+from ..winning import is_complete, is_sets_only
+from .base import Variant
+
+VARIANT_ID = "wenzhou"
+HAND_SIZE = 16
+BASES = (2, 4, 6, 8, 3, 5, 7, 9)
+MULTIPLIER = {"soft": 1, "hard": 2, "double": 4}
+TAI = {"soft": 0, "hard": 1, "double": 2}
+
+
+# --- one reading's pieces -----------------------------------------------------------------
+
+def _need(c: int) -> int:
+    """Wilds needed to turn c tiles of one face into pungs."""
+    return (3 - c % 3) % 3
+
+
+def pungs_and_pair(counts, jokers: int, pair: bool = True) -> bool:
+    """Can counts + `jokers` wilds be split into pungs (a concealed 4 is a pung + one more tile)
+    and exactly one pair when `pair` (none otherwise)? (碰碰胡's concealed part.)"""
+    faces = [f for f in range(NUM_FACES) if counts[f]]
+    base = sum(_need(counts[f]) for f in faces)
+    if not pair:
+        return base <= jokers and (jokers - base) % 3 == 0
+    options = [base + 2]  # the pair is two wilds
+    for f in faces:
+        c = counts[f]
+        rest = base - _need(c)
+        if c >= 2:
+            options.append(rest + _need(c - 2))
+        options.append(rest + 1 + _need(c - 1))  # one natural + a wild
+    return any(n <= jokers and (jokers - n) % 3 == 0 for n in options)
+
+
+def eight_pairs(counts, jokers: int):
+    """Eight pairs + one lone tile (§4 B, W-D5: four alike are two pairs) from 17 concealed
+    tiles. Returns None (no), "lone" (a wild can be the lone tile) or "paired" (every way
+    uses each wild as half of a pair)."""
+    singles = sum(c % 2 for c in counts)
+    if singles > jokers + 1:
+        return None
+    return "lone" if jokers >= singles + 1 else "paired"
+
+
+def _take(counts, faces):
+    c = list(counts)
+    need = 0
+    for f in faces:
+        if c[f]:
+            c[f] -= 1
+        else:
+            need += 1
+    return c, need
+
+
+def _sets_with_win(counts, jokers: int, x: int, partner_ok: int):
+    """Shape A readings of a win on a discard, where the winning tile (logical face x, one of
+    `counts`) does NOT make the pair with a wild (that reading is 财神马, §4, refused on a
+    discard). `partner_ok` = how many of the other tiles of face x are not wild tiles (wilds
+    read as their own face are in `counts` when the caller checks a hard reading).
+    Returns (any reading, a 碰碰胡 reading)."""
+    c = list(counts)
+    c[x] -= 1
+    found = pp = False
+    if partner_ok >= 1 and c[x] >= 1:  # x pairs with a natural x
+        r = list(c)
+        r[x] -= 1
+        if is_sets_only(r, jokers):
+            found = True
+        if pungs_and_pair(r, jokers, pair=False):
+            pp = True
+    # x in a pung (the others natural or wild)
+    r, need = _take(c, (x, x))
+    if need <= jokers:
+        if is_complete(r, jokers - need):
+            found = True
+        if pungs_and_pair(r, jokers - need):
+            pp = True
+    if not found and not is_honor(x):
+        n = x % 9
+        for lo in range(x - 2, x + 1):
+            if lo < x - n or lo % 9 > 6 or lo < 0:
+                continue
+            r, need = _take(c, [lo + k for k in range(3) if lo + k != x])
+            if need <= jokers and is_complete(r, jokers - need):
+                found = True
+                break
+    return found, pp
+
+
+@dataclass(frozen=True)
+class Readings:
+    """What the tiles can be read as (§4, §5): each flag is over every reading allowed."""
+
+    sets: bool = False  # A (on a discard: a reading that is not 财神马)
+    caishenma_only: bool = False  # A only as 财神马 (refused on a discard)
+    hard_sets: bool = False  # A with no wild standing in (财神归位, or no wild)
+    pungs: bool = False  # A as 碰碰胡 (pair + five pungs/kongs, shown ones included)
+    pairs: str | None = None  # B: None, "lone" or "paired" (see eight_pairs)
+    wilds: int = 0  # wilds in the concealed tiles (the winning one included)
+
+    @property
+    def wins(self) -> bool:
+        return self.sets or self.pairs is not None or self.wilds >= 3
+
+
+def analyse(concealed, melds, win, wild, self_drawn: bool) -> Readings:
+    """The readings of a winning hand. `concealed` = the hand WITHOUT the winning tile `win`;
+    `melds` = declared Meld objects; `wild` = the wild face (never None in Wenzhou, §2).
+    A white in a declared chow is already read (make_meld); one in a pung/kong is a White."""
+    stand_in = wild if wild != WHITE else None
+    counts = [0] * NUM_FACES
+    jokers = whites = 0
+    for f in concealed:
+        if f == wild:
+            jokers += 1
+        elif f == WHITE and stand_in is not None:
+            whites += 1
+        else:
+            counts[f] += 1
+    win_wild = win == wild
+    win_white = win == WHITE and stand_in is not None
+    if win_wild:
+        jokers += 1
+    all_pung_melds = all(m.kind != CHOW for m in melds)
+    n_concealed = len(concealed) + 1
+    sets = cm = hard = pungs = False
+    pairs = None
+    # each white: a White dragon or a natural tile of the wild's face (§2)
+    win_faces = [WHITE, stand_in] if win_white else [None if win_wild else win]
+    for x in win_faces:
+        for k in range(whites + 1) if stand_in is not None else (0,):
+            c = list(counts)
+            if stand_in is not None:
+                c[stand_in] += k
+                c[WHITE] += whites - k
+            if x is not None:
+                c[x] += 1
+            natural = list(c)  # every wild read as its own face
+            natural[wild] += jokers
+            if self_drawn or x is None:
+                a = is_complete(c, jokers)
+                sets |= a
+                hard |= is_complete(natural, 0)
+                pungs |= all_pung_melds and pungs_and_pair(c, jokers)
+            else:
+                a, pp = _sets_with_win(c, jokers, x, c[x] - 1)
+                sets |= a
+                pungs |= all_pung_melds and pp
+                # the partners of x that are not wild tiles: c holds no wild (a white read as
+                # the wild's face is in c), so a wild read as its own face never pairs the win
+                h, _ = _sets_with_win(natural, 0, x, c[x] - 1)
+                hard |= h
+                if not a and is_complete(c, jokers):
+                    cm = True
+            if not melds and n_concealed == 17:
+                p = eight_pairs(c, jokers)
+                if p == "lone" or (p == "paired" and pairs is None):
+                    pairs = p
+    return Readings(sets, cm and not sets, hard, pungs, pairs, jokers)
+
+
+# --- scoring (§5, §9 score_hands) ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Score:
+    winner: bool
+    base: int
+    kind: str | None
+    wilds: int
+    reasons: tuple = ()  # the reasons of the kind reached
+
+    @property
+    def tai(self) -> int:
+        return TAI[self.kind] if self.kind else 0
+
+    @property
+    def total(self) -> int:
+        return self.base * MULTIPLIER[self.kind] if self.kind else 0
+
+    def as_dict(self) -> dict:
+        items = []
+        if self.winner:
+            items = [{"name": "base", "points": self.base}] + [
+                {"name": f"{self.kind}: {r}"} for r in self.reasons]
+        return {"ok": True, "winner": self.winner, "points": self.base if self.winner else 0,
+                "tai": self.tai, "total": self.total, "capped": False, "kind": self.kind,
+                "wilds": self.wilds, "items": items}
+
+
+class NotAWin(ValueError):
+    pass
+
+
+def score(concealed, melds, win, wild, self_drawn: bool, base: int = 2, *, seat: str = "S",
+          first_turn: bool = False, robbed_kong: bool = False, quanqiu: bool = False) -> Score:
+    """Score one winner (§4, §5). Raises NotAWin (with the reason) for a hand that does not win."""
+    if quanqiu:
+        # 全球神: the claimer kept only the wild (§4); double (§5)
+        if win is not None or len(melds) != 5 or list(concealed) != [wild]:
+            raise NotAWin("全球神 needs exactly one wild in hand, five melds and no winning tile")
+        return Score(True, base, "double", 1, ("全球神",))
+    if win == wild and not self_drawn:
+        raise NotAWin("a discarded wild is never won on")
+    r = analyse(concealed, melds, win, wild, self_drawn)
+    if not r.wins:
+        if r.caishenma_only:
+            raise NotAWin("on a discard this hand is only 财神马 (a wild making the pair with the "
+                          "winning tile): it wins only self-drawn")
+        raise NotAWin("these tiles do not make a winning hand")
+    double, hard = [], []
+    if r.pungs:
+        double.append("碰碰胡")
+    if r.pairs is not None and (r.wilds != 1 or r.pairs == "lone"):
+        double.append("硬8对")
+    if r.wilds >= 3 and (r.sets or r.pairs is not None):
+        double.append("三财神")
+    if len(melds) == 5 and concealed and concealed[0] != wild and r.sets:
+        double.append("单吊")  # W-D9: a lone wild is 财神马, not 单吊
+    if first_turn:
+        double.append("天胡" if seat == "E" else "地胡")
+    if self_drawn:
+        hard.append("self-drawn")
+    if r.hard_sets:
+        hard.append("no wild stands in")
+    if robbed_kong:
+        hard.append("robbed kong")
+    if r.pairs == "paired" and r.wilds == 1:
+        hard.append("软8对")
+    if r.wilds >= 3 and not (r.sets or r.pairs is not None):
+        hard.append("three wilds")
+    if double:
+        return Score(True, base, "double", r.wilds, tuple(double))
+    if hard:
+        return Score(True, base, "hard", r.wilds, tuple(hard))
+    return Score(True, base, "soft", r.wilds, ("a wild stands in",))
+
+
+def score_nonwinner(concealed, wild) -> Score:
+    return Score(False, 0, None, sum(1 for t in concealed if t == wild))
+
+
+# --- settlement (§6, §9 settle_hands) -----------------------------------------------------
+
+def pair_base(a, b, dealer, base, b0, bought, topped) -> int:
+    """The base between seats a and b (§6, W-D3, W-D11)."""
+    if dealer not in (a, b):
+        return b0
+    other = b if a == dealer else a
+    d = base * 2 if bought else base
+    return d * 2 if other in topped else d
+
+
+def settle(seats, dealer, winner, base, kind, wilds, bought=False, topped=()):
+    """(transfers, net) in points; seats in turn order. Drawn hand (winner None): nothing."""
+    transfers = []
+    net = {s: 0 for s in seats}
+    if winner is not None:
+        b0 = 3 if base % 2 else 2
+        mult = MULTIPLIER[kind]
+        for s in seats:
+            if s != winner:
+                transfers.append({"from": s, "to": winner, "why": "win",
+                                  "amount": pair_base(s, winner, dealer, base, b0, bought, topped) * mult})
+        for holder in seats:
+            k = wilds.get(holder, 0)
+            if not k:
+                continue
+            each = k * b0 * (2 if holder == winner and kind == "double" else 1)  # W-D1
+            for s in seats:
+                if s != holder:
+                    transfers.append({"from": s, "to": holder, "why": "caishen", "amount": each})
+    for t in transfers:
+        net[t["from"]] -= t["amount"]
+        net[t["to"]] += t["amount"]
+    return transfers, net
+
+
+# --- the JSON contracts (§9) --------------------------------------------------------------
+
+class RequestError(ValueError):
+    pass
+
+
+def parse_meld(text, wild) -> Meld:
+    """A declared set of the contract: a white read as the wild's face in a chow is written as
+    that face (`chow:456p` with wild 5p is 4p 5z 6p). Wilds are never in a shown set (§2)."""
+    kind, faces = split_meld(text)
+    if kind == CHOW and wild != WHITE and faces.count(wild) == 1:
+        faces = [WHITE if f == wild else f for f in faces]
+    return make_meld(kind, faces, wild)
+
+
+def _tiles_check(concealed, melds, win, wild):
+    physical = list(concealed) + [t for m in melds for t in m.tiles] + ([] if win is None else [win])
+    for f in set(physical):
+        limit = 3 if f == wild else 4  # the indicator is the fourth of the wild's face
+        if physical.count(f) > limit:
+            raise RequestError(f"more than {limit} tiles of {face_name(f)}")
+
+
+def _base(req):
+    base = req.get("base", 2)
+    if isinstance(base, bool) or base not in BASES:
+        raise RequestError(f"base must be one of 2, 4, 6, 8, 3, 5, 7, 9 (got {base!r})")
+    return base
+
+
+def _flag(req, name):
+    v = req.get(name, False)
+    if v is None:
+        v = False
+    if not isinstance(v, bool):
+        raise RequestError(f"{name} must be true or false")
+    return v
+
+
+def score_request(req) -> dict:
+    """§9 score_hands for one request object."""
+    try:
+        if not isinstance(req, dict) or req.get("variant") != VARIANT_ID:
+            raise RequestError("not a wenzhou request")
+        seat = req.get("seat")
+        if seat not in SEAT_NAMES:
+            raise RequestError(f"seat must be one of E, S, W, N (got {seat!r})")
+        wild_text = req.get("wild")
+        if wild_text in (None, ""):
+            raise RequestError("Wenzhou always has a wild: give its face as wild")
+        wild = parse_tile(wild_text)
+        hand_text = req.get("hand")
+        if not isinstance(hand_text, str):
+            raise RequestError("hand must be a string of tiles in mpsz notation")
+        hand = parse_tiles(hand_text)
+        melds_raw = req.get("melds") or []
+        if not isinstance(melds_raw, list):
+            raise RequestError("melds must be a list")
+        melds = [parse_meld(m, wild) for m in melds_raw]
+        win_text = req.get("win")
+        win = None if win_text in (None, "") else parse_tile(win_text)
+        self_drawn = _flag(req, "self_drawn")
+        first_turn = _flag(req, "first_turn")
+        robbed = _flag(req, "robbed_kong")
+        quanqiu = _flag(req, "quanqiu")
+        base = _base(req)
+        expected = HAND_SIZE - 3 * len(melds)
+        if quanqiu:
+            if len(melds) != 5 or len(hand) != 1 or win is not None:
+                raise RequestError("quanqiu: hand is exactly one wild, five melds, no win")
+        elif expected < 1 or len(hand) != expected:
+            raise RequestError(f"hand must hold {expected} tiles with {len(melds)} melds (got {len(hand)})")
+        _tiles_check(hand, melds, win, wild)
+        if win is None and not quanqiu:
+            if self_drawn or first_turn or robbed:
+                raise RequestError("self_drawn, first_turn and robbed_kong need a winning tile (win)")
+            return score_nonwinner(hand, wild).as_dict()
+        if first_turn and seat == "E" and not self_drawn:
+            raise RequestError("天胡 (first_turn for the dealer E) is always self-drawn")
+        if robbed and self_drawn:
+            raise RequestError("robbed_kong needs self_drawn: false")
+        s = score(hand, melds, win, wild, self_drawn, base, seat=seat, first_turn=first_turn,
+                  robbed_kong=robbed, quanqiu=quanqiu)
+        return s.as_dict()
+    except (RequestError, TileError, NotAWin) as e:
+        return {"ok": False, "error": str(e)}
+
+
+def settle_request(req) -> dict:
+    """§9 settle_hands for one request object."""
+    try:
+        if not isinstance(req, dict) or req.get("variant") != VARIANT_ID:
+            raise RequestError("not a wenzhou request")
+        wilds = req.get("wilds")
+        if not isinstance(wilds, dict) or not 2 <= len(wilds) <= 4 or any(s not in SEAT_NAMES for s in wilds):
+            raise RequestError("wilds must map 2-4 seats (E, S, W, N) to wilds held")
+        if any(isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 3 for k in wilds.values()):
+            raise RequestError("wilds held must be whole numbers 0-3")
+        seats = [s for s in SEAT_NAMES if s in wilds]
+        dealer, winner, discarder = req.get("dealer"), req.get("winner"), req.get("discarder")
+        if dealer not in seats:
+            raise RequestError(f"the dealer {dealer!r} is not seated")
+        if winner is not None and winner not in seats:
+            raise RequestError(f"the winner {winner!r} is not seated")
+        if discarder is not None and discarder not in seats:
+            raise RequestError(f"the discarder {discarder!r} is not seated")
+        base = _base(req)
+        kind = req.get("kind")
+        if winner is not None and kind not in MULTIPLIER:
+            raise RequestError("kind must be soft, hard or double")
+        bought = _flag(req, "bought")
+        topped = req.get("topped") or []
+        if not isinstance(topped, list) or any(s not in seats for s in topped):
+            raise RequestError("topped must list seated non-dealers")
+        if dealer in topped:
+            raise RequestError("the dealer cannot top (顶底)")
+        transfers, net = settle(seats, dealer, winner, base, kind, wilds, bought, topped)
+        return {"ok": True, "transfers": transfers, "net": net}
+    except RequestError as e:
+        return {"ok": False, "error": str(e)}
+
+
+# --- the variant object (variants/base.py) -----------------------------------------------
+
+@dataclass(frozen=True)
+class Wenzhou(Variant):
+    """温州麻将 (wenzhou.md): 16 tiles (dealer 17), one indicator, whites stand in for the
+    wild's face, the hand is drawn at 8 tiles left. Not yet playable: forced honors, the
+    wild-discard rule, 全球神 at the table, 买底/顶底 and the base are still to be written."""
+
+    name: str = VARIANT_ID
+    title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
+    hand_size: int = HAND_SIZE
+    wall_reserve: int = 8
+    white_stands_in: bool = True
+    has_contract: bool = False  # games/engine/contract.py does not route to it yet
+    playable: bool = False
+
+    def wild_faces(self, state) -> tuple:
+        return (state.indicator,)
+
+    def wild(self, state):
+        return state.indicator
+
+    def is_wild(self, state, tile) -> bool:
+        return tile == state.indicator
+
+    def _melds(self, state, player):
+        return state.melds[player] if player is not None else ()
+
+    def is_winning(self, state, player, tiles) -> bool:
+        """Self-drawn sense (every reading, 财神马 included); a discard is judged by
+        `wins_on_discard`."""
+        tiles = list(tiles)
+        return analyse(tiles[:-1], self._melds(state, player), tiles[-1], state.indicator, True).wins
+
+    def wins_on_discard(self, state, player, tile) -> bool:
+        if tile == state.indicator:
+            return False
+        return analyse(list(state.hands[player]), state.melds[player], tile, state.indicator, False).wins
+
+    def claim_options(self, state, player, tile, last: bool) -> tuple:
+        opts = super().claim_options(state, player, tile, last)
+        if "win" in opts and not self.wins_on_discard(state, player, tile):
+            opts = tuple(o for o in opts if o != "win")  # 财神马 only: self-drawn wins only (§4)
+        return opts
+
+
+VARIANT = Wenzhou()
