@@ -123,6 +123,21 @@ def rss_mb(pid):
     return None
 
 
+def ensure_postgres_database(url: str):
+    """Create the bench's PostgreSQL database if the server does not have it yet (a new machine)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            print(f"[live] created database {name}", flush=True)
+
+
 class Stack:
     def __init__(self, args):
         self.args = args
@@ -201,6 +216,8 @@ class Stack:
                         "SECURE_SSL_REDIRECT": "0", "SERVE_STATIC": "0"})
         self.env = env
         python = sys.executable
+        if env.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+            ensure_postgres_database(env["DATABASE_URL"])
         subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=BASE_DIR, check=True)
         for i in range(args.processes):
             port = free_port()
