@@ -192,3 +192,89 @@ def test_settlement_balances(rnd, base, kind):
         assert {t["from"] for t in transfers if t["why"] == "win"} == set(seats) - {winner}
         assert all(t["why"] == "caishen" for t in transfers if t["from"] == winner)
         assert all(t["amount"] > 0 and t["from"] != t["to"] for t in transfers)
+
+
+# --- a brute-force reference for shape A -------------------------------------------------
+
+def _reference(concealed, win, wild, self_drawn):
+    """(A, 碰碰胡, A with no wild standing in) by brute force: every wild given every face, every
+    white read as a White or as the wild's face, every pair tried; on a discard a pair of the
+    winning face made of one natural tile and one wild is 财神马 and not counted (§4)."""
+    from itertools import product
+
+    from games.engine.winning import is_sets_only
+
+    tiles = list(concealed) + [win]
+    stand_in = wild if wild != WHITE else None
+    wild_idx = [i for i, t in enumerate(tiles) if t == wild]
+    white_idx = [i for i, t in enumerate(tiles) if t == WHITE and stand_in is not None]
+    win_i = len(tiles) - 1
+    found = pp = hard = False
+    for whites in product((WHITE, stand_in), repeat=len(white_idx)):
+        logical = list(tiles)
+        for i, f in zip(white_idx, whites):
+            logical[i] = f
+        x = logical[win_i]
+        for faces in product(range(NUM_FACES), repeat=len(wild_idx)):
+            lg = list(logical)
+            for i, f in zip(wild_idx, faces):
+                lg[i] = f
+            counts = [0] * NUM_FACES
+            for f in lg:
+                counts[f] += 1
+            if max(counts) > 4:
+                continue
+            own = all(f == wild for f in faces)
+            nat_x = sum(1 for i, f in enumerate(lg) if f == x and i not in wild_idx)
+            wild_x = sum(1 for f in faces if f == x)
+            for p in range(NUM_FACES):
+                if counts[p] < 2:
+                    continue
+                if not self_drawn and p == x and win not in (wild,):
+                    # the pair of the winning face: two naturals, or two wilds, not one of each
+                    if nat_x < 2 and wild_x < 2:
+                        continue
+                    if own and nat_x < 2:
+                        continue  # a wild as its own face pairing the winning tile: 财神马 too
+                rest = list(counts)
+                rest[p] -= 2
+                if is_sets_only(rest, 0):
+                    found = True
+                    hard |= own
+                    pp |= all(c % 3 == 0 for c in rest)
+    return found, pp, hard
+
+
+def _near_win(rnd):
+    wild = rnd.randrange(NUM_FACES)
+    tiles, _ = _winning_hand(rnd, wild)
+    n = rnd.choice((0, 1, 1, 2, 2))
+    for _ in range(n):
+        i = rnd.randrange(len(tiles))
+        tiles[i] = wild
+    if rnd.random() < 0.3 and wild != WHITE:  # a white or two, read either way
+        for _ in range(rnd.randrange(1, 3)):
+            tiles[rnd.randrange(len(tiles))] = WHITE
+    if rnd.random() < 0.3:  # sometimes not a win
+        tiles[rnd.randrange(len(tiles))] = rnd.randrange(NUM_FACES)
+    counts = [tiles.count(f) for f in range(NUM_FACES)]
+    if counts[wild] > 3 or max(counts) > 4:
+        return None
+    rnd.shuffle(tiles)
+    return tiles, wild
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(randoms, st.booleans())
+def test_shape_a_agrees_with_brute_force(rnd, self_drawn):
+    """§4 A, 财神马 on a discard, 碰碰胡 and 财神归位 agree with an independent brute force."""
+    made = _near_win(rnd)
+    if made is None:
+        return
+    tiles, wild = made
+    win = tiles.pop()
+    if win == wild and not self_drawn:
+        return
+    r = analyse(tiles, (), win, wild, self_drawn)
+    ref = _reference(tiles, win, wild, self_drawn)
+    assert (r.sets, r.pungs, r.hard_sets) == ref, (tiles, win, wild, self_drawn)

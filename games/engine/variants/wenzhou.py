@@ -64,49 +64,38 @@ def eight_pairs(counts, jokers: int):
     return "lone" if jokers >= singles + 1 else "paired"
 
 
-def _take(counts, faces):
-    c = list(counts)
-    need = 0
-    for f in faces:
-        if c[f]:
-            c[f] -= 1
-        else:
-            need += 1
-    return c, need
+def _discard_sets(counts, jokers: int, x: int, own_x: int):
+    """Shape A readings of a win on a discard that are not 财神马 (§4): `counts` hold every
+    concealed tile but the wilds (jokers), the winning tile (logical face x) included. A reading
+    is 财神马 when its pair is a tile of face x and a wild: before the win the hand was complete
+    sets plus that lone wild (tiles of one face are alike, so it does not matter which x is
+    "the" winning one). `own_x` = tiles of face x in `counts` that are not wild tiles (they
+    differ only when the caller has put wilds read as their own face into `counts`).
+    Returns (a reading, a 碰碰胡 reading).
 
-
-def _sets_with_win(counts, jokers: int, x: int, partner_ok: int):
-    """Shape A readings of a win on a discard, where the winning tile (logical face x, one of
-    `counts`) does NOT make the pair with a wild (that reading is 财神马, §4, refused on a
-    discard). `partner_ok` = how many of the other tiles of face x are not wild tiles (wilds
-    read as their own face are in `counts` when the caller checks a hard reading).
-    Returns (any reading, a 碰碰胡 reading)."""
-    c = list(counts)
-    c[x] -= 1
+    DECISION: "another reading" (§4) is a pair that is two natural tiles, two wilds, or a wild
+    with a tile of another face. Swapping which tile of the winning face is "the winning tile"
+    is the same reading, so a 财神马 hand wins on a discarded face it already holds only through
+    such a pair (a lone wild with 456p takes a discarded 4p as 44p + 5-6p-wild: allowed).
+    DECISION: a discarded white read as the wild's face pairing a wild read as its own face is
+    财神马 too (before the win the hand was sets + a lone wild)."""
     found = pp = False
-    if partner_ok >= 1 and c[x] >= 1:  # x pairs with a natural x
-        r = list(c)
-        r[x] -= 1
-        if is_sets_only(r, jokers):
-            found = True
-        if pungs_and_pair(r, jokers, pair=False):
-            pp = True
-    # x in a pung (the others natural or wild)
-    r, need = _take(c, (x, x))
-    if need <= jokers:
-        if is_complete(r, jokers - need):
-            found = True
-        if pungs_and_pair(r, jokers - need):
-            pp = True
-    if not found and not is_honor(x):
-        n = x % 9
-        for lo in range(x - 2, x + 1):
-            if lo < x - n or lo % 9 > 6 or lo < 0:
-                continue
-            r, need = _take(c, [lo + k for k in range(3) if lo + k != x])
-            if need <= jokers and is_complete(r, jokers - need):
-                found = True
-                break
+    for f in range(NUM_FACES):
+        if counts[f] >= 2 and (f != x or own_x >= 2):  # a natural pair
+            rest = list(counts)
+            rest[f] -= 2
+            found = found or is_sets_only(rest, jokers)
+            pp = pp or pungs_and_pair(rest, jokers, pair=False)
+        if counts[f] and f != x and jokers >= 1:  # a natural + a wild, not of the winning face
+            rest = list(counts)
+            rest[f] -= 1
+            found = found or is_sets_only(rest, jokers - 1)
+            pp = pp or pungs_and_pair(rest, jokers - 1, pair=False)
+        if found and pp:
+            break
+    if jokers >= 2 and not (found and pp):  # two wilds
+        found = found or is_sets_only(counts, jokers - 2)
+        pp = pp or pungs_and_pair(counts, jokers - 2, pair=False)
     return found, pp
 
 
@@ -166,12 +155,12 @@ def analyse(concealed, melds, win, wild, self_drawn: bool) -> Readings:
                 hard |= is_complete(natural, 0)
                 pungs |= all_pung_melds and pungs_and_pair(c, jokers)
             else:
-                a, pp = _sets_with_win(c, jokers, x, c[x] - 1)
+                a, pp = _discard_sets(c, jokers, x, c[x])
                 sets |= a
                 pungs |= all_pung_melds and pp
-                # the partners of x that are not wild tiles: c holds no wild (a white read as
-                # the wild's face is in c), so a wild read as its own face never pairs the win
-                h, _ = _sets_with_win(natural, 0, x, c[x] - 1)
+                # every wild read as its own face: c holds no wild tile (a white read as the
+                # wild's face is in c), so c[x] counts the non-wild tiles of face x
+                h, _ = _discard_sets(natural, 0, x, c[x])
                 hard |= h
                 if not a and is_complete(c, jokers):
                     cm = True
@@ -236,9 +225,13 @@ def score(concealed, melds, win, wild, self_drawn: bool, base: int = 2, *, seat:
     if r.pairs is not None and (r.wilds != 1 or r.pairs == "lone"):
         double.append("硬8对")
     if r.wilds >= 3 and (r.sets or r.pairs is not None):
+        # DECISION: on a discard a shape A that is only 财神马 is no shape here (three wilds
+        # without a shape: hard); self-drawn it counts
         double.append("三财神")
     if len(melds) == 5 and concealed and concealed[0] != wild and r.sets:
-        double.append("单吊")  # W-D9: a lone wild is 财神马, not 单吊
+        # W-D9: a lone wild is 财神马, not 单吊. DECISION: a lone natural tile paired by a
+        # self-drawn wild is 单吊 (the tile left in hand is not a wild; W-D8: whatever the wilds do)
+        double.append("单吊")
     if first_turn:
         double.append("天胡" if seat == "E" else "地胡")
     if self_drawn:
