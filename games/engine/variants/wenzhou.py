@@ -16,12 +16,14 @@ the JSON contract objects (never raise: `{"ok": false, "error": ...}`).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
+from ..events import Illegal
 from ..melds import CHOW, Meld, make_meld, split_meld
 from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, is_honor, parse_tile, parse_tiles
 from ..winning import is_complete, is_sets_only
-from .base import Variant
+from .base import CLAIM_RANK, Result, Variant
 
 VARIANT_ID = "wenzhou"
 HAND_SIZE = 16
@@ -457,6 +459,115 @@ class Wenzhou(Variant):
         if "win" in opts and not self.wins_on_discard(state, player, tile):
             opts = tuple(o for o in opts if o != "win")  # 财神马 only: self-drawn wins only (§4)
         return opts
+
+    # --- discards (§2, §3) ---
+    def check_discard(self, state, player, tile):
+        """§2 / W-D12: a wild is discarded only from a concealed hand of exactly two wilds.
+        §3 / W-D6 forced honors: holding lone honors (one tile of a wind or dragon face; a lone
+        white counts, wilds never), an honor goes before any suit tile, and if a lone honor's
+        face was already discarded in this hand (by anyone, claimed or not), one of those."""
+        hand = state.hands[player]
+        wild = state.indicator
+        name = face_name(tile)
+        if tile == wild:
+            if len(hand) == 2 and hand.count(wild) == 2:
+                return None
+            return Illegal("cannot_discard", {"tile": name, "why": "wild"})
+        lone = {f for f in set(hand) if f >= 27 and f != wild and hand.count(f) == 1}
+        if not lone:
+            return None
+        follow = lone & discarded_faces(state)
+        if follow:
+            return None if tile in follow else Illegal("cannot_discard", {"tile": name, "why": "follow_honour"})
+        return None if tile >= 27 else Illegal("cannot_discard", {"tile": name, "why": "honour_first"})
+
+    # --- the end of a hand (§5, §6) ---
+    def base(self, state) -> int:
+        """The hand's base (§1): the starting base 2, + 2 for each hand the dealer kept after a
+        win (carried as "base"; the odd-base room setting is not written yet)."""
+        return state.get_extra("base", 2)
+
+    def _first_turn(self, state, player, self_drawn) -> bool:
+        """天胡 (the dealer's opening turn) / 地胡 (W-D10: a non-dealer who has neither
+        discarded nor claimed: before or on their first draw)."""
+        if player == state.dealer:
+            return self_drawn and state.step == state.play_from
+        if state.melds[player] or state.rivers[player]:
+            return False
+        return not any(m.from_seat == player for ms in state.melds for m in ms)
+
+    def score_of(self, state, player, tile, discarder) -> Score:
+        self_drawn = discarder is None
+        return score(list(state.hands[player]), state.melds[player], tile, state.indicator, self_drawn,
+                     self.base(state), seat="E" if player == state.dealer else "S",
+                     first_turn=self._first_turn(state, player, self_drawn))
+
+    def claim_rank(self, state, q, kind) -> tuple:
+        """§3: win > pung/kong > chow; among wins a double win first; then nearest the
+        discarder in turn order."""
+        near = -((q - state.turn) % state.n)
+        if kind != "win":
+            return (CLAIM_RANK[kind], 0, near)
+        try:
+            double = self.score_of(state, q, state.last_discard, state.turn).kind == "double"
+        except NotAWin:
+            double = False
+        return (CLAIM_RANK[kind], int(double), near)
+
+    def settle_win(self, state, winner, tile, discarder) -> Result:
+        """Score the winner (§5), count everyone's wilds (财神钱) and pay (§6) in points.
+        买底/顶底 are not asked yet: nobody bought or topped."""
+        n = state.n
+        wild = state.indicator
+        s = self.score_of(state, winner, tile, discarder)
+        scores = tuple(s if q == winner else score_nonwinner(state.hands[q], wild) for q in range(n))
+        names = [state.seat_name(q) for q in range(n)]
+        order = sorted(range(n), key=lambda q: (q - state.dealer) % n)
+        wilds = {names[q]: scores[q].wilds for q in range(n)}
+        transfers, net = settle([names[q] for q in order], names[state.dealer], names[winner], s.base, s.kind,
+                                wilds)
+        index = {names[q]: q for q in range(n)}
+        transfers = tuple({"from": index[t["from"]], "to": index[t["to"]], "amount": t["amount"], "why": t["why"]}
+                          for t in transfers)
+        return Result(winner, discarder, tile, discarder is None, scores, transfers,
+                      tuple(net[names[q]] for q in range(n)))
+
+
+    # --- the next hand (§1) ---
+    def keeps_deal(self, state) -> bool:
+        """连庄: the dealer won, or a drawn hand with no kong made in it."""
+        r = state.result
+        if r is None:
+            return False
+        if r.winner is None:
+            return not any(m.is_kong for ms in state.melds for m in ms)
+        return r.winner == state.dealer
+
+    def next_hand(self, state):
+        """(next dealer, carry {"streak", "base"}): a kept deal after a win raises the base by 2,
+        after a drawn hand keeps it; a new dealer starts at 2. W-D4: a dealer deals at most four
+        hands in a row; for a fifth the dice choose the dealer among all seats, who starts afresh.
+        DECISION: the dice are drawn from the hand's seed (random.Random(seed) after the
+        wall's shuffle is not reused: a separate Random(seed * 7 + 5)), so a replay agrees."""
+        streak = state.get_extra("streak", 1)
+        base = self.base(state)
+        if not self.keeps_deal(state):
+            return (state.dealer + 1) % state.n, {"streak": 1, "base": 2}
+        if streak >= 4:
+            dealer = random.Random(state.seed * 7 + 5).randrange(state.n)
+            return dealer, {"streak": 1, "base": 2}
+        won = state.result.winner is not None
+        return state.dealer, {"streak": streak + 1, "base": base + 2 if won else base}
+
+    def next_dealer(self, state) -> int:
+        return self.next_hand(state)[0]
+
+
+def discarded_faces(state) -> set:
+    """Faces discarded so far in this hand: the rivers and the discards claimed into melds."""
+    out = {t for river in state.rivers for t in river}
+    out |= {m.claimed for ms in state.melds for m in ms if m.claimed is not None}
+    return out
 
 
 VARIANT = Wenzhou()

@@ -1,0 +1,182 @@
+"""Wenzhou (温州麻将) on the state machine: the deal, wild discards, forced honors, claims
+(财神马, a double win first), the settlement of a hand, the next dealer and base
+(shared/rules/wenzhou.md §1-§3, §6). Pure engine: no Django.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from games.engine import game
+from games.engine.game import ENDED, Illegal, Options, apply, legal_actions, new_hand
+from games.engine.variants.base import Result
+from tests.engine_helpers import A, T, make_state
+
+WZ = Options(variant="wenzhou")
+
+
+def wz_state(**kw):
+    """make_state for Wenzhou (16 tiles, 17 for the player in turn): no size check."""
+    players = kw.get("players", 4)
+    st = make_state(check=False, **kw)
+    return replace(st, options=Options(variant="wenzhou", players=players))
+
+
+OTHERS = {1: "147m258p369s1234z", 2: "147m258p369s1234z", 3: "147m258p369s1234z"}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_deal(players):
+    """§1: everyone holds 16, the dealer 17; §2: one indicator turned up, always wilds."""
+    st, _ = new_hand(Options(variant="wenzhou", players=players), 5, 1 % players)
+    sizes = [len(h) for h in st.hands]
+    assert sizes[1 % players] == 17 and sorted(sizes) == [16] * (players - 1) + [17]
+    assert st.indicator is not None and st.rules.wild_faces(st) == (st.indicator,)
+
+
+def _refused(st, tile, why):
+    out = apply(st, A("discard", 0, tile))
+    assert isinstance(out, Illegal) and out.code == "cannot_discard", out
+    assert out.params == {"tile": tile, "why": why}
+
+
+def _allowed(st, tile):
+    out = apply(st, A("discard", 0, tile))
+    assert not isinstance(out, Illegal), out
+
+
+def test_a_wild_is_not_discarded():
+    """§2: a wild may not be discarded (wild face 9s)."""
+    st = wz_state(hands={0: "123m456m789m123p456p9s7s", **OTHERS}, indicator="9s")
+    _refused(st, "9s", "wild")
+    _allowed(st, "7s")
+
+
+def test_two_wilds_left_one_may_go():
+    """§2 / W-D12: a concealed hand of exactly two wilds may discard one."""
+    melds = {0: ["chow:123m", "chow:456m", "chow:789m", "pung:111p", "pung:222p"]}
+    st = wz_state(hands={0: "9s9s", **OTHERS}, indicator="9s", melds=melds)
+    _allowed(st, "9s")
+    st = wz_state(hands={0: "9s9s3p4p5p", **OTHERS}, indicator="9s", melds={0: melds[0][:4]})
+    _refused(st, "9s", "wild")
+
+
+def test_lone_honors_first():
+    """§3 forced honors: lone 1z and 6z go before any suit tile; a pair of honors is not lone."""
+    st = wz_state(hands={0: "123m456m789m123p456p1z6z", **OTHERS}, indicator="9s")
+    _refused(st, "3p", "honour_first")
+    _allowed(st, "1z")
+    _allowed(st, "6z")
+    st = wz_state(hands={0: "123m456m789m123p456p11z", **OTHERS}, indicator="9s")
+    _allowed(st, "3p")
+
+
+def test_a_lone_white_is_an_honor():
+    """W-D6: a lone white counts, even though it could stand for the wild's face."""
+    st = wz_state(hands={0: "123m456m789m123p456p5z4p", **OTHERS}, indicator="9s")
+    _refused(st, "4p", "honour_first")
+    _allowed(st, "5z")
+
+
+def test_wild_honors_are_never_forced():
+    """W-D6: wilds are never forced (wild face 7z: the lone 7z is a wild, not a lone honor)."""
+    st = wz_state(hands={0: "123m456m789m123p456p7z4p", **OTHERS}, indicator="7z")
+    _allowed(st, "4p")
+
+
+def test_follow_a_discarded_honor():
+    """§3 / W-D6: a lone honor whose face was discarded (in a river, or claimed) goes first."""
+    st = wz_state(hands={0: "123m456m789m123p456p1z6z", **OTHERS}, indicator="9s", rivers={1: "6z"})
+    _refused(st, "1z", "follow_honour")
+    _refused(st, "3p", "follow_honour")
+    _allowed(st, "6z")
+    st = wz_state(hands={0: "123m456m789m123p456p1z6z", 1: "147m258p369s1z", 2: "147m258p369s1z",
+                         3: "147m258p369s1234z"}, indicator="9s", melds={2: ["pung:666z"]})
+    _refused(st, "1z", "follow_honour")
+    _allowed(st, "6z")
+
+
+def test_caishenma_is_not_won_on_a_discard():
+    """§4 财神马: sets + a lone wild (9s) may not win on a discarded 7z, but wins self-drawn."""
+    p1 = "123m456m789m123p456p9s"
+    st = wz_state(hands={0: "111m222m333m444p55p6s8s7z", 1: p1, 2: "1247m2558p3689s12z",
+                         3: "1247m2558p3689s34z"}, indicator="9s", rivers={0: "9m"})
+    st2, _ = apply(st, A("discard", 0, "7z"))
+    assert "win" not in st2.claim_options[1]
+    assert st.rules.is_winning(st, 1, list(st.hands[1]) + [T("7z")])
+
+
+def test_a_double_win_beats_a_nearer_one():
+    """§3: several wins on one discard: a double win (碰碰胡, player 2) beats the nearer soft win
+    (player 1). Payments (§6, base 2): every other pays 2 x 4 = 8; player 1 holds one wild:
+    财神钱 2 from each. Net: P2 24 - 2 = 22, P1 -8 + 6 = -2, P0 and P3 -8 - 2 = -10."""
+    st = wz_state(hands={0: "123m789m456p789p1234s1z", 1: "234m567m111p678s13p9s1z",
+                         2: "222m333m444p555s777s1z", 3: "5566m7788p2233s4s234z"},
+                  indicator="9s", rivers={0: "9p", 1: "9m", 2: "8m", 3: "7m"})
+    st, _ = apply(st, A("discard", 0, "1z"))
+    assert "win" in st.claim_options[1] and "win" in st.claim_options[2]
+    for p in (1, 2, 3):
+        if st.phase == ENDED:
+            break
+        if st.claim_options[p] and st.claim_responses[p] is None:
+            out = apply(st, A("win" if "win" in st.claim_options[p] else "pass", p, "1z"))
+            assert not isinstance(out, Illegal), out
+            st, _ = out
+    assert st.phase == ENDED and st.result.winner == 2
+    assert st.result.scores[2].kind == "double"
+    assert st.result.net == (-10, -2, 22, -10)
+
+
+def _ended(st, result, melds=None):
+    return replace(st, phase=ENDED, result=result, melds=melds or st.melds)
+
+
+def test_next_dealer_and_base():
+    """§1: the dealer wins -> deals again, base + 2; another wins -> the lower player deals at
+    2; drawn with no kong -> same dealer, same base; drawn with a kong -> the deal passes;
+    W-D4: at most four hands in a row (a kept drawn hand counts), then the dice choose."""
+    st, _ = new_hand(WZ, 3, 0, {"streak": 2, "base": 4})
+    win = lambda w: Result(w, None, 0, True, (), (), (0, 0, 0, 0))  # noqa: E731
+    drawn = Result(None, None, None, False, (), (), (0, 0, 0, 0))
+    rules = st.rules
+    assert rules.base(st) == 4
+    assert rules.next_hand(_ended(st, win(0))) == (0, {"streak": 3, "base": 6})
+    assert rules.next_hand(_ended(st, win(2))) == (1, {"streak": 1, "base": 2})
+    assert rules.next_hand(_ended(st, drawn)) == (0, {"streak": 3, "base": 4})
+    kong = game.make_meld("kong", [T("1m")] * 4, st.indicator)
+    assert rules.next_hand(_ended(st, drawn, ((kong,), (), (), ()))) == (1, {"streak": 1, "base": 2})
+    fourth, _ = new_hand(WZ, 3, 0, {"streak": 4, "base": 8})
+    dealer, carry = rules.next_hand(_ended(fourth, win(0)))
+    assert carry == {"streak": 1, "base": 2} and 0 <= dealer < 4
+    assert rules.next_hand(_ended(fourth, win(0))) == (dealer, carry)  # the same dice on a replay
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_whole_hands(players):
+    """Random legal play ends every hand: a win (net sums to zero, 财神钱 and win transfers only)
+    or a drawn hand with exactly 8 tiles left (§3); a wild leaves a hand only from two wilds."""
+    for seed in range(5):
+        st, _ = new_hand(Options(variant="wenzhou", players=players), seed, seed % players)
+        rng = random.Random(seed)
+        for _ in range(3000):
+            if st.phase == ENDED:
+                break
+            p = rng.choice(game.waiting_player(st))
+            acts = legal_actions(st, p)
+            wins = [a for a in acts if a.kind == "win"]
+            a = wins[0] if wins and rng.random() < 0.7 else rng.choice(acts)
+            if a.kind == "discard" and a.tile == st.indicator:
+                assert list(st.hands[p]) == [st.indicator] * 2
+            out = apply(st, a)
+            assert not isinstance(out, Illegal), (a, out)
+            st, _ = out
+        r = st.result
+        assert st.phase == ENDED and sum(r.net) == 0
+        if r.winner is None:
+            assert len(st.wall) == 8 and r.transfers == ()
+        else:
+            assert {t["why"] for t in r.transfers} <= {"win", "caishen"}
+            assert r.scores[r.winner].kind in ("soft", "hard", "double")
