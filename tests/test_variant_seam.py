@@ -338,4 +338,4 @@ def test_room_options_are_data_and_validate_once():
 def test_the_contracts_answer_only_variants_with_one(register):
     register(replace(variants.get("taizhou"), name="toy_nocontract", has_contract=False))
     out = score_request({"variant": "toy_nocontract", "seat": "E", "hand": "123m456m789m123p5p", "win": "5p"})
-    assert out == {"ok": False, "error": "unknown variant 'toy_nocontract' (known: taizhou)"}
+    assert out == {"ok": False, "error": "unknown variant 'toy_nocontract' (known: taizhou, wenzhou)"}

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import variants
+from games.engine import contract, variants
 from games.engine.tiles import NUM_FACES, SEAT_NAMES, WHITE
 from games.engine.variants.wenzhou import (
     MULTIPLIER,
@@ -57,8 +57,10 @@ def test_table():
 def test_case(case):
     req = case["request"]
     before = copy.deepcopy(req)
-    out = (score_request if case["contract"] == "score" else settle_request)(req)
+    public = contract.score_request if case["contract"] == "score" else contract.settle_request
+    out = public(req)  # the JSON contract (score_hands / settle_hands) routes to the variant
     assert req == before, "a request is never changed"
+    assert out == (score_request if case["contract"] == "score" else settle_request)(req)
     exp = case["expect"]
     if not exp["ok"]:
         assert out["ok"] is False and isinstance(out.get("error"), str) and out["error"], (case["rule"], out)

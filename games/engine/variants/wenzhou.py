@@ -1,8 +1,8 @@
 """Wenzhou mahjong 2008 (温州麻将): win shapes, soft/hard/double and payments.
 Spec: shared/rules/wenzhou.md (§ numbers below are its sections; W-D… its published decisions).
 
-Registered as "wenzhou" with `playable = False`: the scorer and the settlement are here, the
-table rules (forced honors, 买底/顶底, the dealer's base) are not written yet.
+Registered as "wenzhou" with `playable = False` (the lobby does not offer it yet; see the
+class `Wenzhou` for what the table still lacks); the JSON contracts route here (`has_contract`).
 
 A Wenzhou hand has 16 tiles (the dealer 17); a complete hand has 17 counting the winning tile.
 A win is (§4) A: a pair + five sets, B: eight pairs + one lone tile, C: all three wilds. Wilds
@@ -420,16 +420,24 @@ def settle_request(req) -> dict:
 @dataclass(frozen=True)
 class Wenzhou(Variant):
     """温州麻将 (wenzhou.md): 16 tiles (dealer 17), one indicator, whites stand in for the
-    wild's face, the hand is drawn at 8 tiles left. Not yet playable: forced honors, the
-    wild-discard rule, 全球神 at the table, 买底/顶底 and the base are still to be written."""
+    wild's face, wilds kept (W-D12), forced honors (W-D6), no 财神马 win on a discard, a double
+    win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
+    Not yet playable: 买底/顶底 (a pre_hand Decision), the odd-base room setting, 全球神 and
+    robbing a kong at the table (the scorer has both), 碰牌不可飘张 are still to be written."""
 
     name: str = VARIANT_ID
     title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
     hand_size: int = HAND_SIZE
     wall_reserve: int = 8
     white_stands_in: bool = True
-    has_contract: bool = False  # games/engine/contract.py does not route to it yet
+    has_contract: bool = True  # contract.py hands its requests to score_json / settle_json
     playable: bool = False
+
+    def score_json(self, req) -> dict:
+        return score_request(req)
+
+    def settle_json(self, req) -> dict:
+        return settle_request(req)
 
     def wild_faces(self, state) -> tuple:
         return (state.indicator,)
