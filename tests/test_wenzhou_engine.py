@@ -221,11 +221,9 @@ def _reference(concealed, win, wild, self_drawn):
             lg = list(logical)
             for i, f in zip(wild_idx, faces):
                 lg[i] = f
-            counts = [0] * NUM_FACES
+            counts = [0] * NUM_FACES  # a wild may stand for a fifth tile of a face ("any tile")
             for f in lg:
                 counts[f] += 1
-            if max(counts) > 4:
-                continue
             own = all(f == wild for f in faces)
             nat_x = sum(1 for i, f in enumerate(lg) if f == x and i not in wild_idx)
             wild_x = sum(1 for f in faces if f == x)
@@ -260,7 +258,7 @@ def _near_win(rnd):
     if rnd.random() < 0.3:  # sometimes not a win
         tiles[rnd.randrange(len(tiles))] = rnd.randrange(NUM_FACES)
     counts = [tiles.count(f) for f in range(NUM_FACES)]
-    if counts[wild] > 3 or max(counts) > 4:
+    if counts[wild] > 2 or max(counts) > 4:  # at most two wilds: the brute force stays quick
         return None
     rnd.shuffle(tiles)
     return tiles, wild
