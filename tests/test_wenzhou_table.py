@@ -143,9 +143,10 @@ def test_next_dealer_and_base():
     drawn = Result(None, None, None, False, (), (), (0, 0, 0, 0))
     rules = st.rules
     assert rules.base(st) == 4
-    assert rules.next_hand(_ended(st, win(0))) == (0, {"streak": 3, "base": 6})
+    kept = {"bought": False, "topped": []}
+    assert rules.next_hand(_ended(st, win(0))) == (0, {"streak": 3, "base": 6, **kept})
     assert rules.next_hand(_ended(st, win(2))) == (1, {"streak": 1, "base": 2})
-    assert rules.next_hand(_ended(st, drawn)) == (0, {"streak": 3, "base": 4})
+    assert rules.next_hand(_ended(st, drawn)) == (0, {"streak": 3, "base": 4, **kept})
     kong = game.make_meld("kong", [T("1m")] * 4, st.indicator)
     assert rules.next_hand(_ended(st, drawn, ((kong,), (), (), ()))) == (1, {"streak": 1, "base": 2})
     fourth, _ = new_hand(WZ, 3, 0, {"streak": 4, "base": 8})
@@ -180,3 +181,58 @@ def test_whole_hands(players):
         else:
             assert {t["why"] for t in r.transfers} <= {"win", "caishen"}
             assert r.scores[r.winner].kind in ("soft", "hard", "double")
+
+
+def test_buy_and_top_are_asked_before_the_first_turn():
+    """§6: the dealer may buy (买底), then each non-dealer may top (顶底), in turn order."""
+    st, _ = new_hand(WZ, 11, 2)
+    assert st.phase == game.DECIDE and st.decision.name == "buy" and st.decision.seats == (2,)
+    st, _ = apply(st, game.Action("decide", 2, value="yes"))
+    assert st.decision.name == "top" and st.decision.seats == (3, 0, 1)
+    for q, v in ((3, "no"), (0, "yes"), (1, "no")):
+        st, _ = apply(st, game.Action("decide", q, value=v))
+    assert st.phase == game.DISCARD and st.turn == 2
+    assert st.rules.bought(st) and st.rules.topped(st) == (0,)
+    win = Result(2, None, 0, True, (), (), (0, 0, 0, 0))
+    assert st.rules.next_hand(_ended(st, win)) == (2, {"streak": 2, "base": 4, "bought": True, "topped": [0]})
+
+
+def test_the_obliged_are_not_asked():
+    """§6: a dealer who bought buys again while keeping the deal; a non-dealer who topped tops
+    again in every hand of the same dealer (neither is asked)."""
+    st, _ = new_hand(WZ, 11, 0, {"streak": 2, "base": 4, "bought": True, "topped": [3]})
+    assert st.decision.name == "top" and st.decision.seats == (1, 2)
+    st, _ = apply(st, game.Action("decide", 1, value="no"))
+    st, _ = apply(st, game.Action("decide", 2, value="no"))
+    assert st.phase == game.DISCARD and st.rules.bought(st) and st.rules.topped(st) == (3,)
+    st, _ = new_hand(WZ, 11, 0, {"streak": 2, "base": 4, "bought": True, "topped": [1, 2, 3]})
+    assert st.phase == game.DISCARD
+
+
+def test_a_win_pays_with_buy_and_top():
+    """§6: the double-win hand above, the dealer (0) bought and player 2 topped: d = 4, the
+    0-2 base 8: player 0 pays 8 x 4 = 32, players 1 and 3 pay 2 x 4 = 8; 财神钱 as before.
+    Net: P2 48 - 2 = 46, P1 -8 + 6 = -2, P0 -32 - 2 = -34, P3 -8 - 2 = -10."""
+    st = wz_state(hands={0: "123m789m456p789p1234s1z", 1: "234m567m111p678s13p9s1z",
+                         2: "222m333m444p555s777s1z", 3: "5566m7788p2233s4s234z"},
+                  indicator="9s", rivers={0: "9p", 1: "9m", 2: "8m", 3: "7m"})
+    st = replace(st, extra=(("buy", ((0, "yes"),)), ("top", ((1, "no"), (2, "yes"), (3, "no")))))
+    st, _ = apply(st, A("discard", 0, "1z"))
+    for p in (1, 2, 3):
+        if st.phase != ENDED and st.claim_options[p] and st.claim_responses[p] is None:
+            st, _ = apply(st, A("win" if "win" in st.claim_options[p] else "pass", p, "1z"))
+    assert st.result.winner == 2 and st.result.net == (-34, -2, 46, -10)
+
+
+def test_odd_bases():
+    """§1: rooms set to odd bases start at 3 and rise 3, 5, 7, 9."""
+    odd = Options(variant="wenzhou", settings={"odd_base": True})
+    st, _ = new_hand(odd, 4, 1)
+    assert st.rules.base(st) == 3
+    win = Result(1, None, 0, True, (), (), (0, 0, 0, 0))
+    dealer, carry = st.rules.next_hand(_ended(st, win))
+    assert dealer == 1 and carry["base"] == 5
+    other = Result(2, None, 0, True, (), (), (0, 0, 0, 0))
+    assert st.rules.next_hand(_ended(st, other)) == (2, {"streak": 1, "base": 3})
+    with pytest.raises(ValueError):
+        Options(variant="wenzhou", settings={"odd_base": "yes"})

@@ -17,13 +17,13 @@ the JSON contract objects (never raise: `{"ok": false, "error": ...}`).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..events import Illegal
 from ..melds import CHOW, Meld, make_meld, split_meld
 from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, is_honor, parse_tile, parse_tiles
 from ..winning import is_complete, is_sets_only
-from .base import CLAIM_RANK, Result, Variant
+from .base import CLAIM_RANK, Decision, Result, RoomOptions, Setting, Variant
 
 VARIANT_ID = "wenzhou"
 HAND_SIZE = 16
@@ -422,8 +422,9 @@ class Wenzhou(Variant):
     """温州麻将 (wenzhou.md): 16 tiles (dealer 17), one indicator, whites stand in for the
     wild's face, wilds kept (W-D12), forced honors (W-D6), no 财神马 win on a discard, a double
     win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
-    Not yet playable: 买底/顶底 (a pre_hand Decision), the odd-base room setting, 全球神 and
-    robbing a kong at the table (the scorer has both), 碰牌不可飘张 are still to be written."""
+    买底/顶底 are asked before the first turn; rooms may use odd bases. Not yet playable: 全球神
+    and robbing a kong at the table (the scorer has both) and 碰牌不可飘张 are still to be
+    written, and the site has no words for the buy/top questions yet."""
 
     name: str = VARIANT_ID
     title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
@@ -432,6 +433,9 @@ class Wenzhou(Variant):
     white_stands_in: bool = True
     has_contract: bool = True  # contract.py hands its requests to score_json / settle_json
     playable: bool = False
+    # §1: bases 2, 4, 6, 8, or 3, 5, 7, 9 in rooms set to odd bases
+    room_options: RoomOptions = field(default_factory=lambda: RoomOptions(
+        settings=(Setting("odd_base", (False, True), False),)))
 
     def score_json(self, req) -> dict:
         return score_request(req)
@@ -489,11 +493,40 @@ class Wenzhou(Variant):
             return None if tile in follow else Illegal("cannot_discard", {"tile": name, "why": "follow_honour"})
         return None if tile >= 27 else Illegal("cannot_discard", {"tile": name, "why": "honour_first"})
 
+    # --- 买底 / 顶底 before the deal's first turn (§6, W-D11) ---
+    def pre_hand(self, state):
+        """The dealer may buy (买底), then the non-dealers may top (顶底). A dealer who bought
+        must buy again in every following hand they deal in a row, a non-dealer who topped must
+        top in every following hand of the same dealer: those are not asked (carry "bought",
+        "topped"). DECISION: the obliged are not asked at all (nothing to choose)."""
+        if state.get_extra("buy") is None and not state.get_extra("bought", False):
+            return Decision("buy", (state.dealer,), ("no", "yes"))
+        if state.get_extra("top") is None:
+            obliged = set(state.get_extra("topped", ()))
+            seats = tuple((state.dealer + k) % state.n for k in range(1, state.n))
+            seats = tuple(q for q in seats if q not in obliged)
+            if seats:
+                return Decision("top", seats, ("no", "yes"))
+        return None
+
+    def bought(self, state) -> bool:
+        return bool(state.get_extra("bought", False)) or ("yes" in dict(state.get_extra("buy", ())).values())
+
+    def topped(self, state) -> tuple:
+        """Players (indices) who top this hand: the obliged and those who answered yes."""
+        out = set(state.get_extra("topped", ()))
+        out |= {q for q, v in state.get_extra("top", ()) if v == "yes"}
+        return tuple(sorted(out))
+
     # --- the end of a hand (§5, §6) ---
+    def start_base(self, state) -> int:
+        """b0 (§1): 2, or 3 in rooms set to odd bases."""
+        return 3 if state.options.setting("odd_base") else 2
+
     def base(self, state) -> int:
-        """The hand's base (§1): the starting base 2, + 2 for each hand the dealer kept after a
-        win (carried as "base"; the odd-base room setting is not written yet)."""
-        return state.get_extra("base", 2)
+        """The hand's base (§1): the starting base, + 2 for each hand the dealer kept after a
+        win (carried as "base")."""
+        return state.get_extra("base", self.start_base(state))
 
     def _first_turn(self, state, player, self_drawn) -> bool:
         """天胡 (the dealer's opening turn) / 地胡 (W-D10: a non-dealer who has neither
@@ -523,8 +556,8 @@ class Wenzhou(Variant):
         return (CLAIM_RANK[kind], int(double), near)
 
     def settle_win(self, state, winner, tile, discarder) -> Result:
-        """Score the winner (§5), count everyone's wilds (财神钱) and pay (§6) in points.
-        买底/顶底 are not asked yet: nobody bought or topped."""
+        """Score the winner (§5), count everyone's wilds (财神钱) and pay (§6) in points, with
+        this hand's 买底/顶底."""
         n = state.n
         wild = state.indicator
         s = self.score_of(state, winner, tile, discarder)
@@ -533,7 +566,7 @@ class Wenzhou(Variant):
         order = sorted(range(n), key=lambda q: (q - state.dealer) % n)
         wilds = {names[q]: scores[q].wilds for q in range(n)}
         transfers, net = settle([names[q] for q in order], names[state.dealer], names[winner], s.base, s.kind,
-                                wilds)
+                                wilds, self.bought(state), [names[q] for q in self.topped(state)])
         index = {names[q]: q for q in range(n)}
         transfers = tuple({"from": index[t["from"]], "to": index[t["to"]], "amount": t["amount"], "why": t["why"]}
                           for t in transfers)
@@ -559,13 +592,14 @@ class Wenzhou(Variant):
         wall's shuffle is not reused: a separate Random(seed * 7 + 5)), so a replay agrees."""
         streak = state.get_extra("streak", 1)
         base = self.base(state)
+        fresh = {"streak": 1, "base": self.start_base(state)}
         if not self.keeps_deal(state):
-            return (state.dealer + 1) % state.n, {"streak": 1, "base": 2}
+            return (state.dealer + 1) % state.n, fresh
         if streak >= 4:
-            dealer = random.Random(state.seed * 7 + 5).randrange(state.n)
-            return dealer, {"streak": 1, "base": 2}
+            return random.Random(state.seed * 7 + 5).randrange(state.n), fresh
         won = state.result.winner is not None
-        return state.dealer, {"streak": streak + 1, "base": base + 2 if won else base}
+        return state.dealer, {"streak": streak + 1, "base": base + 2 if won else base,
+                              "bought": self.bought(state), "topped": list(self.topped(state))}
 
     def next_dealer(self, state) -> int:
         return self.next_hand(state)[0]
