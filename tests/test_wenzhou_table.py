@@ -236,3 +236,29 @@ def test_odd_bases():
     assert st.rules.next_hand(_ended(st, other)) == (2, {"streak": 1, "base": 3})
     with pytest.raises(ValueError):
         Options(variant="wenzhou", settings={"odd_base": "yes"})
+
+
+def test_tianhu_and_dihu_at_the_table():
+    """§5 天胡: the dealer wins on the 17 dealt tiles; 地胡 (W-D10): a non-dealer wins on the
+    dealer's first discard. Both double. 天胡 with one wild, base 2: 2 x 4 = 8 from each other
+    player, and the winner's 财神钱 doubled (W-D1): 1 x 2 x 2 = 4 from each: net 24 + 12 = 36."""
+    others = "147m258p368s1234z"  # no wild (9s)
+    hands = {0: "234m567m111p678s13p9s22z", 1: "123m456m789m123p456p7z", 2: others, 3: others}
+    st = wz_state(hands=hands, indicator="9s")
+    out = apply(st, A("win", 0))
+    assert not isinstance(out, Illegal), out
+    st2, _ = out
+    s = st2.result.scores[0]
+    assert s.kind == "double" and "天胡" in s.reasons and s.wilds == 1
+    assert st2.result.net == (36, -12, -12, -12)
+    # the dealer discards 3s; player 1 (sets + a lone 3s) wins on it before any draw: 地胡
+    hands = {0: "234m567m111p13p34678s9s", 1: "123m456m789m123p456p3s", 2: others, 3: others}
+    st = wz_state(hands=hands, indicator="9s")
+    st, _ = apply(st, A("discard", 0, "3s"))
+    assert "win" in st.claim_options[1]
+    st, _ = apply(st, A("win", 1, "3s"))
+    for p in (2, 3):
+        if st.phase != ENDED and st.claim_options[p] and st.claim_responses[p] is None:
+            st, _ = apply(st, A("pass", p))
+    s = st.result.scores[1]
+    assert st.result.winner == 1 and s.kind == "double" and s.reasons == ("地胡",)

@@ -529,10 +529,12 @@ class Wenzhou(Variant):
         return state.get_extra("base", self.start_base(state))
 
     def _first_turn(self, state, player, self_drawn) -> bool:
-        """天胡 (the dealer's opening turn) / 地胡 (W-D10: a non-dealer who has neither
-        discarded nor claimed: before or on their first draw)."""
-        if player == state.dealer:
-            return self_drawn and state.step == state.play_from
+        """天胡 (the dealer wins self-drawn before any discard of theirs) / 地胡 (W-D10: a
+        non-dealer who has neither discarded nor claimed: before or on their first draw). No
+        discard of theirs = none in their river and none claimed from them; a kong of their
+        own is a meld (after it the replacement draw is no longer the dealt hand / first draw)."""
+        if player == state.dealer and not self_drawn:
+            return False
         if state.melds[player] or state.rivers[player]:
             return False
         return not any(m.from_seat == player for ms in state.melds for m in ms)
