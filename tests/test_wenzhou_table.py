@@ -262,3 +262,20 @@ def test_tianhu_and_dihu_at_the_table():
             st, _ = apply(st, A("pass", p))
     s = st.result.scores[1]
     assert st.result.winner == 1 and s.kind == "double" and s.reasons == ("地胡",)
+
+
+def test_a_passed_pung_is_not_offered_again_until_the_next_draw():
+    """§3 碰牌不可飘张: player 2 passes a pung of 5p; the same face discarded again before
+    their next draw is not offered to pung; after their draw it is."""
+    hands = {0: "123m456m789m12p5p789s11z", 1: "234m567m789p5p234s9s11z", 2: "123m456m55p111s24s789s",
+             3: "147m258m369m147s369p8s"}
+    st = wz_state(hands=hands, indicator="3z", wall="6m8m9m2p3p4p6p8p7s8s9s")  # more than 8 left
+    st, _ = apply(st, A("discard", 0, "5p"))
+    assert st.claim_options[2] == ("pung",)
+    st, _ = apply(st, A("pass", 2))
+    assert st.phase == game.DISCARD and st.turn == 1  # player 1 drew
+    assert "pung" not in st.rules.claim_options(st, 2, T("5p"), False)
+    st, _ = apply(st, A("discard", 1, "5p"))
+    assert st.turn == 2 and st.drawn is not None  # nobody could claim: player 2 drew
+    assert st.rules.passed_pungs(st, 2) == ()
+    assert "pung" in st.rules.claim_options(replace(st, turn=1), 2, T("5p"), False)

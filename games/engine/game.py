@@ -360,6 +360,7 @@ def apply(state: HandState, action: Action):
     if A_WIN in opts and resp.kind != A_WIN:
         # declining a win (pass or another claim): temporary furiten until their own next draw
         new = replace(new, furiten=_set(new.furiten, p, new.furiten[p] | {state.last_discard}))
+    new = state.rules.answered(new, p, opts, resp)  # the variant may note the answer (a passed pung)
     return _resolve_claims(new, events)
 
 

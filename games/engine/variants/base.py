@@ -14,7 +14,8 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 | a question before the first turn  | `pre_hand(state)` -> `Decision` or None; `decided(...)`   |
 | may this tile be discarded        | `check_discard(state, p, tile)` -> Illegal or None         |
 | claims on a discard               | `claim_options(state, q, tile, last)`, `chow_options`,     |
-|                                   | `self_kong_options(state, p)`, `claim_rank(state, q, kind)`|
+|                                   | `self_kong_options(state, p)`, `claim_rank(state, q, kind)`,|
+|                                   | `answered(state, q, options, response)` (note an answer)   |
 | win shapes                        | `is_winning(state, p, tiles)` (standard + `special_win`),  |
 |                                   | `waits(state, tiles)`, `opening_win_tile(state, p)`        |
 | the wall is exhausted             | `exhausted(state)` (`wall_reserve` tiles left; 0 = empty)  |
@@ -294,6 +295,12 @@ class Variant:
             if m.kind == PUNG and m.face in hand:
                 out.append(("akong", m.face))
         return out
+
+    def answered(self, state, player, options, response):
+        """The state once `player`, offered `options` on the last discard, answered `response`
+        (an Action: a claim or pass). Default: nothing to note (the temporary furiten of a
+        declined win is the state machine's)."""
+        return state
 
     def claim_rank(self, state, q, kind) -> tuple:
         """Priority of player q's claim `kind` on the last discard (higher wins; a total order):

@@ -422,9 +422,10 @@ class Wenzhou(Variant):
     """温州麻将 (wenzhou.md): 16 tiles (dealer 17), one indicator, whites stand in for the
     wild's face, wilds kept (W-D12), forced honors (W-D6), no 财神马 win on a discard, a double
     win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
-    买底/顶底 are asked before the first turn; rooms may use odd bases. Not yet playable: 全球神
-    and robbing a kong at the table (the scorer has both) and 碰牌不可飘张 are still to be
-    written, and the site has no words for the buy/top questions yet."""
+    买底/顶底 are asked before the first turn; rooms may use odd bases; a passed pung waits for
+    the next draw (碰牌不可飘张). Not yet playable: 全球神 and robbing a kong at the table (the
+    scorer has both) are still to be written, and the site has no words for the buy/top
+    questions yet."""
 
     name: str = VARIANT_ID
     title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
@@ -470,7 +471,34 @@ class Wenzhou(Variant):
         opts = super().claim_options(state, player, tile, last)
         if "win" in opts and not self.wins_on_discard(state, player, tile):
             opts = tuple(o for o in opts if o != "win")  # 财神马 only: self-drawn wins only (§4)
+        if "pung" in opts and tile in self.passed_pungs(state, player):
+            opts = tuple(o for o in opts if o != "pung")  # 碰牌不可飘张 (§3)
         return opts
+
+    # --- 碰牌不可飘张 (§3): a passed pung is not offered again on that face until the next draw ---
+    def passed_pungs(self, state, player) -> tuple:
+        return dict(state.get_extra("passed_pungs", ())).get(player, ())
+
+    def _set_passed(self, state, player, faces):
+        table = dict(state.get_extra("passed_pungs", ()))
+        if faces:
+            table[player] = tuple(sorted(faces))
+        else:
+            table.pop(player, None)
+        return state.with_extra("passed_pungs", tuple(sorted(table.items())))
+
+    def answered(self, state, player, options, response):
+        """DECISION: declining a pung means answering anything but pung, kong or win (a chow
+        instead of the pung declines it too)."""
+        if "pung" in options and response.kind not in ("pung", "kong", "win"):
+            passed = set(self.passed_pungs(state, player)) | {state.last_discard}
+            return self._set_passed(state, player, passed)
+        return state
+
+    def after_draw(self, state, player, tile, events):
+        if self.passed_pungs(state, player):
+            state = self._set_passed(state, player, ())
+        return state, events
 
     # --- discards (§2, §3) ---
     def check_discard(self, state, player, tile):
