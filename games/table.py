@@ -638,6 +638,18 @@ def render_fragments(ctx: dict) -> dict:
     return {name: render_fragment(name, ctx) for name in FRAGMENTS}
 
 
+# After these the seat's wallet may have changed (a hand settled, the game ended or was dissolved).
+SETTLED_PHASES = (RESULT, FINISHED, DISSOLVED)
+
+
+def render_header_beans(user) -> str:
+    """The site header's 金豆 chip of `user`, for an out-of-band swap: two small reads, done only
+    on the result screens (a balance never changes during a hand)."""
+    from accounts.context_processors import header_beans
+
+    return render_to_string("accounts/_bean_chip.html", {"header_beans": header_beans(user), "oob": True})
+
+
 def render_clock(ctx: dict) -> str:
     return render_to_string(f"{TEMPLATE}#clock", {**ctx, "oob": True})
 
@@ -659,5 +671,8 @@ def seat_fragments(room_id: int, user, lang: str, base_url: str = "", version: i
         ctx = seat_context(room_id, user, lang, base_url=base_url, cached=True, at_least=version)
         if ctx is None:
             return None
-        return ctx["room_version"], render_clock(ctx), render_fragments(ctx)
+        fragments = render_fragments(ctx)
+        if ctx["phase"] in SETTLED_PHASES:  # beans moved: the header's balance follows (own wallet only)
+            fragments["header-beans"] = render_header_beans(user)
+        return ctx["room_version"], render_clock(ctx), fragments
 

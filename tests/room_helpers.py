@@ -27,7 +27,8 @@ from games.engine.tiles import face_name
 from games.models import Hand, Room, Seat
 
 TIMEOUT = 10
-FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result")
+FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result",
+                "header-beans")
 _SPLIT = re.compile(r'(?=<(?:section|div) id="(?:%s)")' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
 _ID = re.compile(r'^<(?:section|div) id="([^"]+)"')
 TILE = re.compile(r'data-tile="([^"]+)"')

@@ -16,8 +16,6 @@ from tests.replay_helpers import SEED_GUEST_WINS, SEED_SELF_DRAWN, fixed_seeds, 
 pytestmark = pytest.mark.django_db
 
 
-
-
 @pytest.fixture
 def game(host, guest, monkeypatch, django_capture_on_commit_callbacks):
     """Two finished hands (the guest wins on the host's discard, then the host, no longer the dealer,

@@ -24,8 +24,6 @@ pytestmark = pytest.mark.django_db
 TILE = re.compile(r'data-tile="([^"]+)"')
 
 
-
-
 @pytest.fixture
 def room(host, guest, monkeypatch):
     fixed_seeds(monkeypatch, [SEED_GUEST_WINS])
