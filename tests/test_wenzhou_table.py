@@ -279,3 +279,52 @@ def test_a_passed_pung_is_not_offered_again_until_the_next_draw():
     assert st.turn == 2 and st.drawn is not None  # nobody could claim: player 2 drew
     assert st.rules.passed_pungs(st, 2) == ()
     assert "pung" in st.rules.claim_options(replace(st, turn=1), 2, T("5p"), False)
+
+
+QQ_MELDS = ["chow:123m", "pung:444p", "chow:234s", "pung:111z"]
+
+
+def _quanqiu_table(p1_hand):
+    """Player 1 holds four melds and four tiles, one of them the wild 9s; player 0 discards 5p."""
+    hands = {0: "234m567m111p678s13p5p", 1: p1_hand, 2: "147m258p368s12346z", 3: "147m258p368s12346z"}
+    return wz_state(hands=hands, indicator="9s", melds={1: QQ_MELDS}, rivers={0: "9m", 1: "9m"},
+                    wall="6m8m2p3p4p6p8p7s8s2z3z4z")
+
+
+@pytest.mark.parametrize("p1_hand, claim, discard", [
+    ("55p9s7s", A("pung", 1, "5p"), "7s"),      # pung with two of the other three
+    ("46p9s7s", A("chow", 1, "5p", "46p"), "7s"),  # chow with two of the other three
+    ("555p9s", A("kong", 1, "5p"), "4z"),  # a kong with all three; the replacement (4z) goes
+])
+def test_quanqiu_wins_when_nobody_takes_the_discard(p1_hand, claim, discard):
+    """§4 全球神: claiming so that only the wild remains, then a discard nobody wins: the player
+    wins at once, double (§5): base 2 x 4 = 8 from each other player; 财神钱 (W-D1) 1 x 2 x 2
+    = 4 from each. Net +36."""
+    st = _quanqiu_table(p1_hand)
+    st, _ = apply(st, A("discard", 0, "5p"))
+    out = apply(st, claim)
+    assert not isinstance(out, Illegal), out
+    st, _ = out
+    for p in (2, 3):
+        if st.phase == game.CLAIM and st.claim_options[p] and st.claim_responses[p] is None:
+            st, _ = apply(st, A("pass", p))
+    assert st.turn == 1 and st.phase == game.DISCARD
+    st, events = apply(st, A("discard", 1, discard))
+    for p in (0, 2, 3):
+        if st.phase == game.CLAIM and st.claim_options[p] and st.claim_responses[p] is None:
+            st, events = apply(st, A("pass", p))
+    assert st.phase == ENDED and st.result.winner == 1
+    s = st.result.scores[1]
+    assert s.kind == "double" and s.reasons == ("全球神",) and s.wilds == 1
+    assert st.result.net[1] == 36 and events[-1]["type"] == "win"
+
+
+def test_no_quanqiu_without_a_claim():
+    """§4: keeping only a wild by a draw and a discard is no 全球神: play goes on."""
+    hands = {0: "234m567m111p678s13p5p", 1: "9s", 2: "147m258p368s12346z", 3: "147m258p368s12346z"}
+    st = wz_state(hands=hands, indicator="9s", melds={1: QQ_MELDS + ["pung:555s"]}, rivers={0: "9m", 1: "9m"},
+                  wall="6m8m2p3p4p6p8p7s8s2z3z4z")
+    st, _ = apply(st, A("discard", 0, "5p"))
+    assert st.turn == 1 and st.drawn == T("6m")
+    st, _ = apply(st, A("discard", 1, "6m"))
+    assert st.phase != ENDED and st.turn == 2

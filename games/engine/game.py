@@ -408,7 +408,12 @@ def _discard(state, p, tile):
 
 
 def _next_draw(state, events):
-    """No claim: the next player draws, or the hand is drawn when the wall is exhausted."""
+    """No claim: the next player draws, or the hand is drawn when the wall is exhausted. The
+    variant may first end the hand with a win that needs no tile (Wenzhou's 全球神)."""
+    ended = state.rules.win_before_draw(state)
+    if ended is not None:
+        st, winner, tile = ended
+        return _end_win(st, winner, tile, None, events)
     if state.rules.exhausted(state):
         return _end_drawn(state, events)
     nxt = (state.turn + 1) % state.n

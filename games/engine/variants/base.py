@@ -19,6 +19,7 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 | win shapes                        | `is_winning(state, p, tiles)` (standard + `special_win`),  |
 |                                   | `waits(state, tiles)`, `opening_win_tile(state, p)`        |
 | the wall is exhausted             | `exhausted(state)` (`wall_reserve` tiles left; 0 = empty)  |
+| a win when nobody claimed         | `win_before_draw(state)` -> (state, winner, tile) or None  |
 | scoring and settlement            | `settle_win(state, winner, tile, discarder)` -> `Result`,  |
 |                                   | `settle_drawn(state)`                                      |
 | dealer rotation, streak           | `next_dealer(state)`, `next_hand(state)` -> (dealer, carry)|
@@ -339,6 +340,11 @@ class Variant:
         return max(state.hands[player])
 
     # --- the end of a hand ---
+    def win_before_draw(self, state):
+        """Nobody claimed the last discard: a win that ends the hand before the next draw, as
+        (state, winner, tile shown as the winning one), or None (the default: play on)."""
+        return None
+
     def exhausted(self, state) -> bool:
         """No more draws: the wall is down to its reserve."""
         return len(state.wall) <= self.wall_reserve

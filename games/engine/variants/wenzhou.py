@@ -423,9 +423,9 @@ class Wenzhou(Variant):
     wild's face, wilds kept (W-D12), forced honors (W-D6), no 财神马 win on a discard, a double
     win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
     买底/顶底 are asked before the first turn; rooms may use odd bases; a passed pung waits for
-    the next draw (碰牌不可飘张). Not yet playable: 全球神 and robbing a kong at the table (the
-    scorer has both) are still to be written, and the site has no words for the buy/top
-    questions yet."""
+    the next draw (碰牌不可飘张); 全球神 ends the hand. Not yet playable: robbing a kong at the
+    table (the scorer has it) is still to be written, and the site has no words for the
+    buy/top questions yet."""
 
     name: str = VARIANT_ID
     title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
@@ -489,16 +489,51 @@ class Wenzhou(Variant):
 
     def answered(self, state, player, options, response):
         """DECISION: declining a pung means answering anything but pung, kong or win (a chow
-        instead of the pung declines it too)."""
+        instead of the pung declines it too). A claim is noted for 全球神 (`win_before_draw`):
+        (player, kind, the player's melds when claiming)."""
         if "pung" in options and response.kind not in ("pung", "kong", "win"):
             passed = set(self.passed_pungs(state, player)) | {state.last_discard}
-            return self._set_passed(state, player, passed)
+            state = self._set_passed(state, player, passed)
+        if response.kind in ("chow", "pung", "kong"):
+            state = self._note_claim(state, player, (response.kind, len(state.melds[player])))
         return state
+
+    def _claim(self, state, player):
+        return dict(state.get_extra("claims", ())).get(player)
+
+    def _note_claim(self, state, player, note):
+        table = dict(state.get_extra("claims", ()))
+        if note is None:
+            table.pop(player, None)
+        else:
+            table[player] = note
+        return state.with_extra("claims", tuple(sorted(table.items())))
 
     def after_draw(self, state, player, tile, events):
         if self.passed_pungs(state, player):
             state = self._set_passed(state, player, ())
+        claim = self._claim(state, player)
+        if claim is not None:
+            # only the replacement draw of the kong just claimed keeps the claim noted
+            melds = state.melds[player]
+            kept = (state.after_kong and claim[0] == "kong" and len(melds) == claim[1] + 1
+                    and melds[-1].kind == "kong")
+            if not kept:
+                state = self._note_claim(state, player, None)
         return state, events
+
+    # --- 全球神 (§4) ---
+    def win_before_draw(self, state):
+        """全球神: the player who just discarded claimed a discard (a chow or pung, or an
+        exposed kong and its replacement) and kept only a wild; nobody won the discard, so they
+        win at once (DECISION: even when the wall is down to its last 8 tiles)."""
+        p = state.turn
+        claim = self._claim(state, p)
+        melds = state.melds[p]
+        if (claim is None or len(melds) != claim[1] + 1 or len(melds) != 5
+                or tuple(state.hands[p]) != (state.indicator,)):
+            return None
+        return state.with_extra("quanqiu", p), p, state.indicator
 
     # --- discards (§2, §3) ---
     def check_discard(self, state, player, tile):
@@ -568,6 +603,9 @@ class Wenzhou(Variant):
         return not any(m.from_seat == player for ms in state.melds for m in ms)
 
     def score_of(self, state, player, tile, discarder) -> Score:
+        if state.get_extra("quanqiu") == player:
+            return score(list(state.hands[player]), state.melds[player], None, state.indicator, True,
+                         self.base(state), quanqiu=True)
         self_drawn = discarder is None
         return score(list(state.hands[player]), state.melds[player], tile, state.indicator, self_drawn,
                      self.base(state), seat="E" if player == state.dealer else "S",
