@@ -326,3 +326,26 @@ def test_a_pending_replay_is_built_when_its_link_is_opened(finished):
     assert "第 1 局结果" in page
     replay.refresh_from_db()
     assert replay.status == Replay.OK and replay.data["actions"]
+
+
+def _styled_badges(page: str) -> set:
+    """The `.badge.<kind>` rules of the stylesheets the page links (read from static/)."""
+    from django.conf import settings as django_settings
+
+    kinds = set()
+    for href in re.findall(r'<link rel="stylesheet" href="/static/([^"?]+)', page):
+        css = (django_settings.BASE_DIR / "static" / href).read_text(encoding="utf-8")
+        kinds |= set(re.findall(r"\.badge\.([a-z-]+)", css))
+    return kinds
+
+
+def test_every_badge_on_the_replay_page_is_styled(finished, host):
+    """The replay loads only the site's stylesheet: the seat badges it shows (庄, 出牌中, 超时自动,
+    胡牌) must be styled there, not only in the live table's."""
+    replay = _replay(finished)
+    pages = [client_for(host).get(f"{_url(replay)}?step={k}").content.decode() for k in (1, 2, 3)]
+    pages.append(client_for(host).get(_url(replay, "end")).content.decode())
+    used = {kind for page in pages for kind in re.findall(r'class="badge ([a-z-]+)"', page)}
+    assert {"dealer", "turn"} <= used  # the page does show them
+    styled = _styled_badges(pages[0])
+    assert used <= styled, f"unstyled badges on the replay page: {sorted(used - styled)}"
