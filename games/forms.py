@@ -2,37 +2,16 @@ import re
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import SiteSettings
 from games import tile_names
+from games.variant_names import scoring_variant_choices, variant_choices, variant_label  # noqa: F401
 from games.engine import variants
 from games.engine.melds import split_meld
 from games.engine.tiles import TileError, face_name, parse_tile
 from games.services import rooms
-
-
-def variant_label(name) -> str:
-    """A variant's name in the UI language: the site's catalogue words the Chinese title
-    (台州麻将 -> Taizhou mahjong); a title it has no words for falls back on the variant's own."""
-    title = dict(variants.get(name).title)
-    zh = title.get("zh", name)
-    words = gettext(zh)  # a known msgid ("台州麻将" is one: games/models.py)
-    if words == zh and not (get_language() or "zh").startswith("zh"):
-        words = title.get("en", zh)
-    return words
-
-
-def variant_choices(scoring=False):
-    """(name, label) of the variants a room may use (the registry's playable ones); with
-    scoring=True only those that answer the scoring contract (the calculator)."""
-    return [(name, variant_label(name)) for name in variants.playable()
-            if not scoring or variants.get(name).has_contract]
-
-
-def scoring_variant_choices():
-    return variant_choices(scoring=True)
 
 
 SEAT_CHOICES = [("E", _("东（庄家）")), ("S", _("南")), ("W", _("西")), ("N", _("北"))]

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from games.variant_names import all_variant_choices
+
 
 def new_token():
     return secrets.token_urlsafe(18)
@@ -16,11 +18,10 @@ class Room(models.Model):
     STATUS_CHOICES = [(WAITING, _("等待开始")), (PLAYING, _("对局中")), (FINISHED, _("已结束")),
                       (DISSOLVED, _("已解散"))]
     HANDS, ROUNDS = "hands", "rounds"
-    VARIANT_CHOICES = [("taizhou", _("台州麻将"))]
 
     token = models.CharField(max_length=40, unique=True, default=new_token)  # the invite link's secret
     host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_rooms")
-    variant = models.CharField(_("玩法"), max_length=20, choices=VARIANT_CHOICES, default="taizhou")
+    variant = models.CharField(_("玩法"), max_length=20, choices=all_variant_choices, default="taizhou")
     players = models.PositiveSmallIntegerField(_("人数"), default=4)
     length_kind = models.CharField(_("局数方式"), max_length=10, default=HANDS,
                                    choices=[(HANDS, _("局")), (ROUNDS, _("圈"))])

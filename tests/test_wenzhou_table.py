@@ -328,3 +328,40 @@ def test_no_quanqiu_without_a_claim():
     assert st.turn == 1 and st.drawn == T("6m")
     st, _ = apply(st, A("discard", 1, "6m"))
     assert st.phase != ENDED and st.turn == 2
+
+
+def _kong_table(p0_hand, p0_melds):
+    others = "147m258p368s12346z"
+    hands = {0: p0_hand, 1: "123m456m789m12p9s46p11z", 2: others, 3: others}
+    return wz_state(hands=hands, indicator="9s", melds={0: p0_melds} if p0_melds else None,
+                    rivers={0: "9m", 1: "9m"}, drawn="5p", wall="6m8m2p3p4p6p8p7s8s2z3z4z")
+
+
+def test_robbing_an_added_kong():
+    """§3 抢杠 + §5: player 1 (12p + wild, 46p, 11z) robs the 5p player 0 adds to a shown pung:
+    a wild stands in, but a robbed kong is hard: base 2 x 2 = 4 from each; 财神钱 2 from each:
+    net +18. The robbed tile leaves the kong: player 0 shows a pung again."""
+    st = _kong_table("123m456m789m11s22s5p", ["pung:555p"])
+    st, _ = apply(st, A("akong", 0, "5p"))
+    assert st.phase == game.CLAIM and st.robbing and st.claim_options[1] == ("win",)
+    st, _ = apply(st, A("win", 1, "5p"))
+    r = st.result
+    assert r.winner == 1 and r.discarder == 0
+    assert r.scores[1].kind == "hard" and "robbed kong" in r.scores[1].reasons
+    assert r.net == (-6, 18, -6, -6)
+    assert [m.kind for m in st.melds[0]] == ["pung"]
+
+
+def test_an_added_kong_not_robbed_draws_its_replacement():
+    st = _kong_table("123m456m789m11s22s5p", ["pung:555p"])
+    st, _ = apply(st, A("akong", 0, "5p"))
+    st, _ = apply(st, A("pass", 1))
+    assert st.phase == game.DISCARD and st.turn == 0 and not st.robbing
+    assert st.drawn == T("4z") and [m.kind for m in st.melds[0]] == ["kong"]
+
+
+def test_a_concealed_kong_is_not_robbed():
+    """§3: a concealed kong cannot be robbed."""
+    st = _kong_table("123m456m789m1s5555p", None)
+    st, _ = apply(st, A("ckong", 0, "5p"))
+    assert st.phase == game.DISCARD and st.turn == 0 and st.drawn == T("4z")

@@ -104,6 +104,7 @@ class HandState:
     phase: str
     drawn: int | None = None  # the tile the player in turn just drew (None after a claim)
     after_kong: bool = False
+    robbing: bool = False  # the claim window is on a tile added to a shown pung (抢杠: wins only)
     last_discard: int | None = None
     claim_options: tuple = ()  # per player: tuple of legal claim kinds (empty = not asked)
     claim_responses: tuple = ()  # per player: None (pending) or an Action
@@ -449,7 +450,15 @@ def _self_kong(state, p, kind, face):
     seen = _set(state.seen, face, state.seen[face] + shown)
     new = replace(state, hands=_set(state.hands, p, hand), melds=_set(state.melds, p, tuple(melds)),
                   seen=seen, step=state.step + 1)
-    return _draw(new, p, [ev.self_kong(p, kind == A_CKONG, face)], from_back=True)
+    events = [ev.self_kong(p, kind == A_CKONG, face)]
+    if kind == A_AKONG and state.rules.robbing_kong:
+        # 抢杠: the others may win on the added tile (never on a concealed kong)
+        opts = tuple(() if q == p else state.rules.claim_options(new, q, face, True) for q in range(state.n))
+        if any(opts):
+            new = replace(new, phase=CLAIM, robbing=True, last_discard=face, drawn=None, claim_options=opts,
+                          claim_responses=tuple(None for _ in range(state.n)), claim_opened=new.step)
+            return new, events + [ev.claim_window(q for q in range(state.n) if opts[q])]
+    return _draw(new, p, events, from_back=True)
 
 
 def _resolve_claims(state, events):
@@ -471,7 +480,18 @@ def _resolve_claims(state, events):
         if best is None or top > rank(state, best.seat, best.kind):
             return state, events  # wait for q
     cleared = replace(state, claim_options=tuple(() for _ in range(n)),
-                      claim_responses=tuple(None for _ in range(n)))
+                      claim_responses=tuple(None for _ in range(n)), robbing=False)
+    if state.robbing:
+        # a window on an added kong: nobody robbed it -> the replacement draw; else the tile
+        # leaves the kong (a shown pung again) and wins
+        if best is None:
+            return _draw(replace(cleared, phase=DISCARD), discarder, events, from_back=True)
+        melds = list(state.melds[discarder])
+        i = next(k for k, m in enumerate(melds) if m.kind == KONG and m.face == state.last_discard)
+        old = melds[i]
+        melds[i] = Meld(PUNG, old.tiles[:3], old.face, old.claimed, old.from_seat)
+        robbed = replace(cleared, melds=_set(cleared.melds, discarder, tuple(melds)), robbing=True)
+        return _end_win(robbed, best.seat, state.last_discard, discarder, events)
     if best is None:
         return _next_draw(replace(cleared, phase=DISCARD), events)
     tile = state.last_discard

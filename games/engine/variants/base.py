@@ -13,7 +13,8 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 | after the deal / a draw (flowers) | `after_deal(state, events)`, `after_draw(state, p, tile, events)` |
 | a question before the first turn  | `pre_hand(state)` -> `Decision` or None; `decided(...)`   |
 | may this tile be discarded        | `check_discard(state, p, tile)` -> Illegal or None         |
-| claims on a discard               | `claim_options(state, q, tile, last)`, `chow_options`,     |
+| claims on a discard (or on a tile | `claim_options(state, q, tile, last)`, `chow_options`,     |
+| added to a pung: `robbing_kong`)  |                                                            |
 |                                   | `self_kong_options(state, p)`, `claim_rank(state, q, kind)`,|
 |                                   | `answered(state, q, options, response)` (note an answer)   |
 | win shapes                        | `is_winning(state, p, tiles)` (standard + `special_win`),  |
@@ -187,6 +188,7 @@ class Variant:
     wall_reserve: int = 0  # the hand is drawn when this many tiles are left (the indicator not counted)
     white_stands_in: bool = False  # whites (5z) stand in for the wild's face
     room_options: RoomOptions = field(default_factory=RoomOptions)
+    robbing_kong: bool = False  # 抢杠: others may win on a tile added to a shown pung (state.robbing)
     has_contract: bool = False  # answers the JSON scoring/settlement contracts
     playable: bool = False  # complete enough for a table: the site offers it for new rooms
 

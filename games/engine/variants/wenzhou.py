@@ -423,15 +423,16 @@ class Wenzhou(Variant):
     wild's face, wilds kept (W-D12), forced honors (W-D6), no 财神马 win on a discard, a double
     win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
     买底/顶底 are asked before the first turn; rooms may use odd bases; a passed pung waits for
-    the next draw (碰牌不可飘张); 全球神 ends the hand. Not yet playable: robbing a kong at the
-    table (the scorer has it) is still to be written, and the site has no words for the
-    buy/top questions yet."""
+    the next draw (碰牌不可飘张); 全球神 ends the hand. A tile added to a shown pung may be
+    robbed (抢杠). Not yet playable: the site has no words for the buy/top questions and shows
+    no window on an added kong yet."""
 
     name: str = VARIANT_ID
     title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
     hand_size: int = HAND_SIZE
     wall_reserve: int = 8
     white_stands_in: bool = True
+    robbing_kong: bool = True  # §3 抢杠 (a concealed kong cannot be robbed)
     has_contract: bool = True  # contract.py hands its requests to score_json / settle_json
     playable: bool = False
     # §1: bases 2, 4, 6, 8, or 3, 5, 7, 9 in rooms set to odd bases
@@ -609,7 +610,8 @@ class Wenzhou(Variant):
         self_drawn = discarder is None
         return score(list(state.hands[player]), state.melds[player], tile, state.indicator, self_drawn,
                      self.base(state), seat="E" if player == state.dealer else "S",
-                     first_turn=self._first_turn(state, player, self_drawn))
+                     first_turn=self._first_turn(state, player, self_drawn),
+                     robbed_kong=bool(getattr(state, "robbing", False)))
 
     def claim_rank(self, state, q, kind) -> tuple:
         """§3: win > pung/kong > chow; among wins a double win first; then nearest the

@@ -1,0 +1,47 @@
+"""A rule set's name for people, from the engine's variant registry: one place for the room's
+"玩法" everywhere (the create-room form, the calculator, a room's, replay's and history's label).
+
+The catalogue words the Chinese title (台州麻将 -> Taizhou mahjong); a title it has no words for
+falls back on the variant's own English title outside Chinese."""
+
+from django.utils.functional import lazy
+from django.utils.translation import get_language, gettext, gettext_noop
+
+from games.engine import variants
+
+gettext_noop("台州麻将")  # the titles the site's catalogue words
+gettext_noop("温州麻将")
+
+
+def variant_label(name) -> str:
+    """A variant's name in the UI language."""
+    try:
+        title = dict(variants.get(name).title)
+    except variants.UnknownVariant:
+        return str(name)
+    zh = title.get("zh", name)
+    words = gettext(zh)
+    if words == zh and not (get_language() or "zh").startswith("zh"):
+        words = title.get("en", zh)
+    return words
+
+
+# Worded when shown, in the language active then (model choices are read once, at start-up).
+_lazy_label = lazy(variant_label, str)
+
+
+def variant_choices(scoring=False):
+    """(name, label) of the variants a room may use (the registry's playable ones); with
+    scoring=True only those that answer the scoring contract (the calculator)."""
+    return [(name, variant_label(name)) for name in variants.playable()
+            if not scoring or variants.get(name).has_contract]
+
+
+def scoring_variant_choices():
+    return variant_choices(scoring=True)
+
+
+def all_variant_choices():
+    """(name, label) of every registered variant: a room keeps its label even if its variant is
+    not offered for new rooms (Room.variant's choices; get_variant_display)."""
+    return [(name, _lazy_label(name)) for name in variants.names()]
