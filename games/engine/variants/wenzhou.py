@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..events import Illegal
 from ..melds import CHOW, Meld, make_meld, split_meld
-from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, is_honor, parse_tile, parse_tiles
+from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, parse_tile, parse_tiles
 from ..winning import is_complete, is_sets_only
 from .base import CLAIM_RANK, Decision, Result, RoomOptions, Setting, Variant
 
