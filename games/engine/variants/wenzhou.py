@@ -658,8 +658,8 @@ class Wenzhou(Variant):
         """(next dealer, carry {"streak", "base"}): a kept deal after a win raises the base by 2,
         after a drawn hand keeps it; a new dealer starts at 2. W-D4: a dealer deals at most four
         hands in a row; for a fifth the dice choose the dealer among all seats, who starts afresh.
-        DECISION: the dice are drawn from the hand's seed (random.Random(seed) after the
-        wall's shuffle is not reused: a separate Random(seed * 7 + 5)), so a replay agrees."""
+        DECISION: the dice come from the hand's seed (a Random(seed * 7 + 5), apart from
+        the wall's shuffle), so a replay agrees."""
         streak = state.get_extra("streak", 1)
         base = self.base(state)
         fresh = {"streak": 1, "base": self.start_base(state)}
