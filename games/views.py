@@ -96,3 +96,11 @@ def rules_taizhou(request):
         lang = _ui_lang()
     examples = [calculator_url(example, lang) for example in TAIZHOU_EXAMPLES]
     return render(request, "games/rules_taizhou.html", {"rules_lang": lang, "example_urls": examples})
+
+
+def rules_wenzhou(request):
+    """The Wenzhou rules (tables not open yet) in Chinese, or in English as for Taizhou."""
+    lang = request.GET.get("lang")
+    if lang not in ("zh", "en"):
+        lang = _ui_lang()
+    return render(request, "games/rules_wenzhou.html", {"rules_lang": lang})
