@@ -89,18 +89,19 @@ def calculator(request):
     return response
 
 
+def _rules_lang(request) -> str:
+    """A rules page's language: ?lang=zh|en, else the UI language."""
+    lang = request.GET.get("lang")
+    return lang if lang in ("zh", "en") else _ui_lang()
+
+
 def rules_taizhou(request):
     """The Taizhou rules in Chinese, or in English when the UI language is English or ?lang=en."""
-    lang = request.GET.get("lang")
-    if lang not in ("zh", "en"):
-        lang = _ui_lang()
+    lang = _rules_lang(request)
     examples = [calculator_url(example, lang) for example in TAIZHOU_EXAMPLES]
     return render(request, "games/rules_taizhou.html", {"rules_lang": lang, "example_urls": examples})
 
 
 def rules_wenzhou(request):
     """The Wenzhou rules (tables not open yet) in Chinese, or in English as for Taizhou."""
-    lang = request.GET.get("lang")
-    if lang not in ("zh", "en"):
-        lang = _ui_lang()
-    return render(request, "games/rules_wenzhou.html", {"rules_lang": lang})
+    return render(request, "games/rules_wenzhou.html", {"rules_lang": _rules_lang(request)})
