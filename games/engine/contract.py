@@ -10,7 +10,7 @@ they answer {"ok": false, "error": "..."} and change nothing.
 from __future__ import annotations
 
 from . import variants
-from .melds import parse_meld
+from .requests import RequestError, flag, read_hand  # noqa: F401  (RequestError: re-exported)
 from .tiles import (
     NUM_FACES,
     SEAT_NAMES,
@@ -18,14 +18,9 @@ from .tiles import (
     TileError,
     face_name,
     parse_tile,
-    parse_tiles,
 )
 
 LANGS = ("en", "zh")
-
-
-class RequestError(ValueError):
-    pass
 
 
 def _fail(msg: str) -> dict:
@@ -65,21 +60,8 @@ def parse_score_request(req):
     wild = None
     if wild_text not in (None, ""):
         wild = parse_tile(wild_text)
-    hand_text = req.get("hand")
-    if not isinstance(hand_text, str):
-        raise RequestError("hand must be a string of tiles in mpsz notation")
-    hand = parse_tiles(hand_text)
-    melds_raw = req.get("melds") or []
-    if not isinstance(melds_raw, list):
-        raise RequestError("melds must be a list like [\"pung:777z\", \"chow:345s\"]")
-    melds = [parse_meld(m, wild) for m in melds_raw]
-    win_text = req.get("win")
-    win = None if win_text in (None, "") else parse_tile(win_text)
-    self_drawn = req.get("self_drawn")
-    if self_drawn is None:
-        self_drawn = False
-    if not isinstance(self_drawn, bool):
-        raise RequestError("self_drawn must be true or false")
+    hand, melds, win = read_hand(req, wild)
+    self_drawn = flag(req, "self_drawn")
     if win is None and self_drawn:
         raise RequestError("self_drawn needs a winning tile (win)")
     size = variant.hand_size

@@ -30,7 +30,7 @@ from ..tiles import (
     is_terminal_or_honor,
 )
 from ..winning import is_winning_tiles, set_takes, waits
-from .base import CLAIM_RANK, Result, Variant
+from .base import CLAIM_RANK, IndicatorWild, Result, Variant
 
 VARIANT_ID = "taizhou"
 HONOR_BIT = 8
@@ -543,7 +543,7 @@ def _num(x):
 # --- the variant object the state machine asks (variants/base.py) -----------------------
 
 @dataclass(frozen=True)
-class Taizhou(Variant):
+class Taizhou(IndicatorWild, Variant):
     """台州麻将 (taizhou.md): 13 tiles, one indicator, whites stand in for the wild's face, any
     tile may be discarded, several wins on one discard go to the first claimant counting from
     the dealer, the wall is played to its last tile, 全包 liability, settlement in 胡."""
@@ -555,16 +555,6 @@ class Taizhou(Variant):
     has_contract: bool = True
     playable: bool = True
     scoring: TaizhouRules = RULES  # reward, cap
-
-    # the single-wild fast paths of winning.py (the base's generic ones give the same answers)
-    def wild_faces(self, state) -> tuple:
-        return (state.indicator,)
-
-    def wild(self, state):
-        return state.indicator
-
-    def is_wild(self, state, tile) -> bool:
-        return tile == state.indicator
 
     def is_winning(self, state, player, tiles) -> bool:
         return is_winning_tiles(tiles, state.indicator)

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 from ..events import Illegal
 from ..melds import CHOW, Meld, make_meld, split_meld
+from ..requests import RequestError, flag, read_hand
 from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, parse_tile, parse_tiles
 from ..winning import is_complete, is_sets_only
-from .base import CLAIM_RANK, Decision, Result, RoomOptions, Setting, Variant
+from .base import CLAIM_RANK, Decision, IndicatorWild, Result, RoomOptions, Setting, Variant
 
 VARIANT_ID = "wenzhou"
 HAND_SIZE = 16
@@ -295,10 +296,6 @@ def settle(seats, dealer, winner, base, kind, wilds, bought=False, topped=()):
 
 # --- the JSON contracts (§9) --------------------------------------------------------------
 
-class RequestError(ValueError):
-    pass
-
-
 def parse_meld(text, wild) -> Meld:
     """A declared set of the contract: a white read as the wild's face in a chow is written as
     that face (`chow:456p` with wild 5p is 4p 5z 6p). Wilds are never in a shown set (§2)."""
@@ -323,15 +320,6 @@ def _base(req):
     return base
 
 
-def _flag(req, name):
-    v = req.get(name, False)
-    if v is None:
-        v = False
-    if not isinstance(v, bool):
-        raise RequestError(f"{name} must be true or false")
-    return v
-
-
 def score_request(req) -> dict:
     """§9 score_hands for one request object."""
     try:
@@ -344,20 +332,11 @@ def score_request(req) -> dict:
         if wild_text in (None, ""):
             raise RequestError("Wenzhou always has a wild: give its face as wild")
         wild = parse_tile(wild_text)
-        hand_text = req.get("hand")
-        if not isinstance(hand_text, str):
-            raise RequestError("hand must be a string of tiles in mpsz notation")
-        hand = parse_tiles(hand_text)
-        melds_raw = req.get("melds") or []
-        if not isinstance(melds_raw, list):
-            raise RequestError("melds must be a list")
-        melds = [parse_meld(m, wild) for m in melds_raw]
-        win_text = req.get("win")
-        win = None if win_text in (None, "") else parse_tile(win_text)
-        self_drawn = _flag(req, "self_drawn")
-        first_turn = _flag(req, "first_turn")
-        robbed = _flag(req, "robbed_kong")
-        quanqiu = _flag(req, "quanqiu")
+        hand, melds, win = read_hand(req, wild, parse_meld)
+        self_drawn = flag(req, "self_drawn")
+        first_turn = flag(req, "first_turn")
+        robbed = flag(req, "robbed_kong")
+        quanqiu = flag(req, "quanqiu")
         base = _base(req)
         expected = HAND_SIZE - 3 * len(melds)
         if quanqiu:
@@ -403,7 +382,7 @@ def settle_request(req) -> dict:
         kind = req.get("kind")
         if winner is not None and kind not in MULTIPLIER:
             raise RequestError("kind must be soft, hard or double")
-        bought = _flag(req, "bought")
+        bought = flag(req, "bought")
         topped = req.get("topped") or []
         if not isinstance(topped, list) or any(s not in seats for s in topped):
             raise RequestError("topped must list seated non-dealers")
@@ -418,7 +397,7 @@ def settle_request(req) -> dict:
 # --- the variant object (variants/base.py) -----------------------------------------------
 
 @dataclass(frozen=True)
-class Wenzhou(Variant):
+class Wenzhou(IndicatorWild, Variant):
     """温州麻将 (wenzhou.md): 16 tiles (dealer 17), one indicator, whites stand in for the
     wild's face, wilds kept (W-D12), forced honors (W-D6), no 财神马 win on a discard, a double
     win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
@@ -444,15 +423,6 @@ class Wenzhou(Variant):
 
     def settle_json(self, req) -> dict:
         return settle_request(req)
-
-    def wild_faces(self, state) -> tuple:
-        return (state.indicator,)
-
-    def wild(self, state):
-        return state.indicator
-
-    def is_wild(self, state, tile) -> bool:
-        return tile == state.indicator
 
     def _melds(self, state, player):
         return state.melds[player] if player is not None else ()

@@ -1,0 +1,37 @@
+"""The fields every scoring request shares (shared/rules/README.md §contracts), read once for all
+variants: a variant's own reader (Wenzhou's) and the common one (games/engine/contract.py)."""
+
+from __future__ import annotations
+
+from .melds import parse_meld
+from .tiles import parse_tile, parse_tiles
+
+
+class RequestError(ValueError):
+    """A request the contract cannot answer; the text says which field and why."""
+
+
+def flag(req: dict, name: str) -> bool:
+    """An optional true/false field (missing or null = false)."""
+    value = req.get(name, False)
+    if value is None:
+        value = False
+    if not isinstance(value, bool):
+        raise RequestError(f"{name} must be true or false")
+    return value
+
+
+def read_hand(req: dict, wild, read_meld=parse_meld):
+    """(hand, melds, win) of a request: the concealed tiles, the shown melds (`read_meld(text,
+    wild)`: a variant may read its own), the winning tile or None. Raises RequestError / TileError."""
+    hand_text = req.get("hand")
+    if not isinstance(hand_text, str):
+        raise RequestError("hand must be a string of tiles in mpsz notation")
+    hand = parse_tiles(hand_text)
+    melds_raw = req.get("melds") or []
+    if not isinstance(melds_raw, list):
+        raise RequestError("melds must be a list like [\"pung:777z\", \"chow:345s\"]")
+    melds = [read_meld(m, wild) for m in melds_raw]
+    win_text = req.get("win")
+    win = None if win_text in (None, "") else parse_tile(win_text)
+    return hand, melds, win
