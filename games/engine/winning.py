@@ -149,19 +149,31 @@ def is_complete(counts, jokers: int = 0) -> bool:
                 return False
             pairs += kind == 2
         return pairs == 1
+    return _fits(_needs(counts, True), jokers, 1)
+
+
+def _needs(counts, pair_allowed: bool) -> int:
+    """Bit 2*j + p is set when the counts make whole sets (and p natural pairs, p <= 1, only if
+    `pair_allowed`) with j wilds filling gaps. 0 = impossible."""
     acc = 1
     for lo, hi, honor in _PARTS:
         part = tuple(counts[lo:hi])
         if any(part):
-            acc = _combine(acc, _part_mask(part, honor))
+            acc = _combine(acc, _part_mask(part, honor) if pair_allowed else _part_mask(part, honor, False))
             if not acc:
-                return False
+                return 0
+    return acc
+
+
+def _fits(acc: int, jokers: int, pairs: int) -> bool:
+    """Can `jokers` wilds finish some way of `acc` (see _needs) with exactly `pairs` pairs? The
+    wilds left over make whole sets, and a missing pair, of their own."""
     b = 0
     while acc:
         if acc & 1:
             ju, pr = divmod(b, 2)
-            left = jokers - ju
-            if left >= 0 and ((pr and left % 3 == 0) or (not pr and left % 3 == 2)):
+            left = jokers - ju - 2 * (pairs - pr)
+            if pr <= pairs and left >= 0 and left % 3 == 0:
                 return True
         acc >>= 1
         b += 1
@@ -206,20 +218,4 @@ def waits(tiles, wild) -> list[int]:
 def is_sets_only(counts, jokers: int = 0) -> bool:
     """Do these counts (34 faces, wilds excluded) plus `jokers` wilds make whole sets and NO
     pair? (Wenzhou asks it of the tiles left around a pair already chosen.)"""
-    acc = 1
-    for lo, hi, honor in _PARTS:
-        part = tuple(counts[lo:hi])
-        if any(part):
-            acc = _combine(acc, _part_mask(part, honor, False))
-            if not acc:
-                return False
-    b = 0
-    while acc:
-        if acc & 1:
-            ju, pr = divmod(b, 2)
-            left = jokers - ju
-            if not pr and left >= 0 and left % 3 == 0:
-                return True
-        acc >>= 1
-        b += 1
-    return False
+    return _fits(_needs(counts, False), jokers, 0)
