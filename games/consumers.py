@@ -60,7 +60,7 @@ from mahjong_site.client_ip import scope_ip
 
 log = logging.getLogger(__name__)
 
-HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong")
+HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong", "decide")
 ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
                 "auto_on", "location")
 MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
@@ -364,6 +364,11 @@ def parse_message(content) -> dict:
             command["tiles"] = tiles
         if action == "chow" and "tiles" not in command:
             raise BadMessage(_("吃牌要选两张手牌"))
+        if action == "decide":
+            value = content.get("value")
+            if not isinstance(value, str) or not 0 < len(value) <= 16:
+                raise BadMessage(_("消息格式不对"))
+            command["value"] = value
     elif action == "ready":
         command["ready"] = _flag(content.get("ready"), True)
     elif action == "remove":

@@ -162,6 +162,13 @@ LENGTH_CHOICES = [
 ]
 NUMERIC = {"inputmode": "numeric"}
 
+# A variant's own settings (RoomOptions.settings): the field's label and each choice's words.
+# A setting's field is shown only while its variant is chosen (static/js/lobby.js, data-variants).
+SETTING_FIELDS = {
+    "odd_base": (_("底数"), {False: _("双数底：2、4、6、8"), True: _("单数底：3、5、7、9")},
+                 _("温州麻将的起始底和连庄加底：双数底从 2 起，单数底从 3 起")),
+}
+
 
 def _offered_room_options():
     return [variants.get(name).room_options for name in variants.playable()]
@@ -201,6 +208,19 @@ class CreateRoomForm(forms.Form):
         for name in self.BOUNDED:
             _bound(self.fields[name], min(getattr(ro, name)[0] for ro in offered),
                    max(getattr(ro, name)[1] for ro in offered))
+        self.setting_names = []
+        for name in variants.playable():
+            for s in variants.get(name).room_options.settings:
+                if s.name in self.fields:
+                    self.fields[s.name].widget.attrs["data-variants"] += f" {name}"
+                    continue
+                label, words, help_text = SETTING_FIELDS.get(s.name, (s.name, {}, ""))
+                self.fields[s.name] = forms.TypedChoiceField(
+                    label=label, help_text=help_text, required=False, initial=str(s.default),
+                    choices=[(str(c), words.get(c, str(c))) for c in s.choices],
+                    coerce=lambda v, s=s: next((c for c in s.choices if str(c) == v), s.default),
+                    empty_value=s.default, widget=forms.Select(attrs={"data-variants": name}))
+                self.setting_names.append(s.name)
         if not self.is_bound:
             self._set_initial()
 
@@ -220,7 +240,9 @@ class CreateRoomForm(forms.Form):
     def clean(self):
         data = super().clean()
         if not self.errors:
-            for field, message in rooms.room_option_errors(self.room_options()):
+            options = self.room_options()
+            options.update(options.pop("settings"))  # validated like the other options
+            for field, message in rooms.room_option_errors(options):
                 self.add_error(field if field in self.fields else None, message)
         return data
 
@@ -237,4 +259,7 @@ class CreateRoomForm(forms.Form):
             "turn_seconds": data["turn_seconds"],
             "claim_seconds": data["claim_seconds"],
             "min_balance": data.get("min_balance") or 0,
+            # only the chosen variant's own settings (the others' fields are hidden and ignored)
+            "settings": {s.name: data[s.name] for s in variants.get(data["variant"]).room_options.settings
+                         if s.name in data},
         }

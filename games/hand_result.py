@@ -23,6 +23,30 @@ LIABLE_REASONS = {
 }
 
 
+# A question before the hand (the engine's Decision name -> choice -> the button's word).
+DECISION_CHOICES = {
+    "buy": {"yes": gettext_noop("买底"), "no": gettext_noop("不买")},
+    "top": {"yes": gettext_noop("顶底"), "no": gettext_noop("不顶")},
+}
+DECISION_NAMES = {"buy": gettext_noop("买底"), "top": gettext_noop("顶底")}
+
+
+def decision_choice(name, value) -> str:
+    return _(DECISION_CHOICES.get(name, {}).get(value, str(value)))
+
+
+def decision_name(name) -> str:
+    return _(DECISION_NAMES[name]) if name in DECISION_NAMES else str(name)
+
+
+# Why a payment was made (the engine's transfer "why"), where a variant has more than one kind.
+PAYMENT_REASONS = {"win": gettext_noop("胡牌"), "caishen": gettext_noop("财神钱")}
+
+
+def payment_reason(code) -> str:
+    return _(PAYMENT_REASONS[code]) if code in PAYMENT_REASONS else ""
+
+
 def action_verb(kind) -> str:
     """The word for an action (a button, the last-move line, a replay step); the "action" context:
     胡 here is "Win"."""

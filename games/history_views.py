@@ -24,6 +24,7 @@ from games import hand_result, replays
 from games.models import Game, Hand, Replay, Room, Seat
 from games.replay_views import unavailable
 from games.services import ServiceError
+from games.variant_names import unit_label
 
 PER_PAGE = 20
 
@@ -48,7 +49,7 @@ def history(request):
         rows.append({
             "game": game, "room": room, "status": room.status, "status_label": _status(room),
             "players": [display_name(s.user) for s in room.seats.all()],
-            "hu": game.totals[me] if me < len(game.totals) else 0,
+            "hu": game.totals[me] if me < len(game.totals) else 0, "unit": unit_label(room.variant),
             "beans": beans.get(game.pk, 0),
             "url": reverse("games:history_game", args=[game.pk]),
         })

@@ -24,6 +24,15 @@ def invite_url(request, room) -> str:
     return request.build_absolute_uri(path) if request is not None else path
 
 
+def stake_label(room) -> str:
+    """'100 金豆/胡' (Taizhou) or '100 金豆/分' (Wenzhou: beans per unit of the base), translated."""
+    from django.utils.translation import gettext as _
+
+    if room.variant == "wenzhou":
+        return _("%(n)s 金豆/分") % {"n": room.stake}
+    return _("%(n)s 金豆/胡") % {"n": room.stake}
+
+
 def length_label(room) -> str:
     """'8 局' / '1 圈' in the UI language."""
     labels = dict(LENGTH_CHOICES)

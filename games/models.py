@@ -30,6 +30,8 @@ class Room(models.Model):
     turn_seconds = models.PositiveSmallIntegerField(_("出牌时间（秒）"), default=15)
     claim_seconds = models.PositiveSmallIntegerField(_("吃碰时间（秒）"), default=8)
     min_balance = models.PositiveBigIntegerField(_("入座最低金豆"), default=0)
+    # the variant's own settings (RoomOptions.settings: e.g. Wenzhou's odd bases), name -> value
+    settings = models.JSONField(_("玩法设置"), default=dict, blank=True)
     REPLAY_LINK, REPLAY_PLAYERS = "link", "players"
     replay_visibility = models.CharField(_("回放可见"), max_length=10, default=REPLAY_LINK,
                                          choices=[(REPLAY_LINK, _("有链接的人都能看")), (REPLAY_PLAYERS, _("只有本房玩家"))])
@@ -123,6 +125,7 @@ class Game(models.Model):
     hands_played = models.PositiveIntegerField(default=0)
     dealer_passes = models.PositiveIntegerField(default=0)  # for lengths counted in rounds (圈)
     totals = models.JSONField(default=list)  # net 胡 per position over the game
+    carry = models.JSONField(default=dict, blank=True)  # what the next hand starts from (engine.next_hand)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -149,6 +152,9 @@ class Hand(models.Model):
     salt = models.CharField(max_length=64, default="")  # with the seed, opens the commitment
     dealer = models.PositiveSmallIntegerField()
     options = models.JSONField(default=dict)
+    # the variant's state carried from the hand before (dealer streak, base, 买底/顶底 kept): an
+    # input of the hand like its seed; new_hand(options, seed, dealer, carry) replays it
+    carry = models.JSONField(default=dict, blank=True)
     version = models.PositiveIntegerField(default=0)  # number of actions applied
     status = models.CharField(max_length=10, default=PLAYING)
     deadline = models.DateTimeField(null=True, blank=True)  # when the waiting players time out

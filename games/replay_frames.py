@@ -45,7 +45,7 @@ def run(record: dict) -> Run:
     """Re-run a replay record through the engine, keeping every state."""
     try:
         options = engine.Options.from_dict(record["options"])
-        state, events = engine.new_hand(options, record["seed"], record["dealer"])
+        state, events = engine.new_hand(options, record["seed"], record["dealer"], record.get("carry") or None)
     except (KeyError, TypeError, ValueError) as e:
         return Run((), (), f"unreadable replay: {e}")
     states, evs = [state], [events]
@@ -147,6 +147,13 @@ def describe(events, action: dict | None, names: dict, lang: str) -> list[str]:
                     "name": name, "from": names.get(ev.get("from"), ""), "tile": _tile(ev.get("tile"), lang)})
         elif kind == "drawn_hand":
             out.append(_("流局：牌摸完了，没有人胡牌"))
+        elif kind == "decide":
+            out.append(_("%(name)s 已选择%(q)s") % {"name": name, "q": hand_result.decision_name(ev.get("name"))})
+        elif kind == "decided":
+            q = ev.get("name")
+            answers = ", ".join(f"{names.get(int(p), '')} {hand_result.decision_choice(q, v)}"
+                                for p, v in sorted((ev.get("answers") or {}).items(), key=lambda kv: int(kv[0])))
+            out.append(_("%(q)s：%(answers)s") % {"q": hand_result.decision_name(q), "answers": answers})
     return out
 
 
@@ -207,6 +214,7 @@ def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
         "indicator": tile_info(state.indicator, wild, lang), "wild": tile_info(wild, wild, lang),
         "players": players,
         "last_discard": tile_info(state.last_discard, wild, lang) if state.phase == engine.CLAIM else None,
+        "info": state.rules.table_info(state),  # a variant's base, streak, who bought / topped
     }
 
 
@@ -234,7 +242,8 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
             "cut_reasons": hand_result.cut_reasons(reasons.get(str(p), [])),
         })
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
-                  "beans": beans_of(t["amount"], stake)} for t in rv["transfers"]]
+                  "beans": beans_of(t["amount"], stake), "code": t.get("why", ""),
+                  "why": hand_result.payment_reason(t.get("why"))} for t in rv["transfers"]]
     return {
         "drawn_hand": rv["drawn_hand"], "self_drawn": rv["self_drawn"], "win_tile": rv["win_tile"],
         "winner_name": names.get(rv["winner"], "") if rv["winner"] is not None else "",

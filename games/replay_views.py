@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 
 from games import replay_frames, replays
 from games.models import Replay, Room, Seat
+from games.variant_names import unit_label
 
 
 def ui_lang() -> str:
@@ -103,6 +104,7 @@ def replay(request, token: str):
         "history_url": reverse("games:history_game", args=[hand.game_id]) if player else "",
         "mismatch": replay.status == Replay.MISMATCH,
         "players": [{"position": p, "name": name} for p, name in names.items()],
+        "unit": unit_label(room.variant),
     }
     if run.states:
         k = _step(request.GET.get("step"), run.last)

@@ -39,6 +39,7 @@ def record_of(hand: Hand) -> dict:
         "salt": hand.salt,  # revealed after the hand: opens the commitment shown at its start
         "commitment": hand.commitment,
         "dealer": hand.dealer,
+        "carry": hand.carry or {},  # the variant's state from the hand before (an input, like the seed)
         "indicator": None,
         "players": _players(hand),
         "actions": [e.action for e in events],
@@ -59,7 +60,7 @@ def verify(record: dict) -> tuple[list, object]:
         actions = [engine.Action.from_dict(a) for a in record["actions"]]
     except (KeyError, TypeError, ValueError) as e:
         return [f"unreadable replay: {e}"], None
-    state, _ = engine.new_hand(options, record["seed"], record["dealer"])
+    state, _ = engine.new_hand(options, record["seed"], record["dealer"], record.get("carry") or None)
     for i, action in enumerate(actions):
         out = engine.apply(state, action)
         if isinstance(out, engine.Illegal):

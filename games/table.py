@@ -46,6 +46,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from games import hand_result, presence, services
+from games.variant_names import unit_label
 from games.engine import events as engine_events
 from games.engine.view import seat_view
 from games.models import Game, Hand, HandEvent, Room
@@ -208,6 +209,12 @@ def _hand_actions(view: dict, hand: Hand, lang: str) -> tuple[bool, list]:
             can_discard = True
             continue
         vals = {"action": kind, "v": hand.version, "h": hand.pk}
+        if kind == "decide":
+            name = (view.get("decision") or {}).get("name")
+            vals["value"] = a.get("value")
+            buttons.append({"kind": f"decide-{a.get('value')}", "text": hand_result.decision_choice(name, a.get("value")),
+                            "detail": "", "vals": _vals(**vals)})
+            continue
         tile_code = a.get("tile")
         text = hand_result.action_verb(kind)
         if kind == "win" and not claim:
@@ -222,7 +229,8 @@ def _hand_actions(view: dict, hand: Hand, lang: str) -> tuple[bool, list]:
         elif kind in ("pung", "kong") and view.get("last_discard"):
             detail = view["last_discard"]["label"]
         buttons.append({"kind": kind, "text": text, "detail": detail, "vals": _vals(**vals)})
-    order = {"win": 0, "kong": 1, "ckong": 1, "akong": 1, "pung": 2, "chow": 3, "pass": 9}
+    order = {"win": 0, "kong": 1, "ckong": 1, "akong": 1, "pung": 2, "chow": 3, "decide-yes": 4, "decide-no": 5,
+             "pass": 9}
     buttons.sort(key=lambda b: order.get(b["kind"], 5))
     return can_discard, buttons
 
@@ -413,6 +421,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         "hand_version": hand.version if hand is not None else 0,
         "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
         "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
+        "unit": unit_label(room.variant),
     }
     if game is not None:
         ctx["hand_number"] = hand.number if hand else game.hands_played
@@ -447,6 +456,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         hand_tiles, drawn_tile = _split_drawn(own["hand"], view["drawn"])
         can_discard, buttons = _hand_actions(view, hand, lang)
         turn_name = names.get(view["turn"], "") if view["phase"] == "discard" else ""
+        ctx.update(_variant_context(view, names, me))
         ctx.update({
             "view": view, "mine": players[0],
             "others": sorted(players[1:], key=lambda p: SIDE_ORDER[p["side"]]), "hand_tiles": hand_tiles,
@@ -469,6 +479,25 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         ranking = sorted((s for s in seats if s["total"] is not None), key=lambda s: (-s["total"], s["position"]))
         ctx["summary"] = ranking
     return ctx
+
+
+def _variant_context(view: dict, names: dict, me: int) -> dict:
+    """The question before the hand (买底/顶底) and what the variant shows beyond tiles."""
+    out = {"deciding": view["phase"] == "decide", "robbing": bool(view.get("robbing"))}
+    d = view.get("decision")
+    if d is not None:
+        dealer = next((p["index"] for p in view["players"] if p["dealer"]), None)
+        out["decision"] = {
+            "name": d["name"], "label": hand_result.decision_name(d["name"]),
+            "asked_me": me in d["waiting"], "answered_me": me in d["seats"] and me not in d["waiting"],
+            "waiting": [names.get(p, "") for p in d["waiting"]], "dealer_name": names.get(dealer, ""),
+        }
+    info = dict(view.get("info") or {})
+    if info:
+        if "topped" in info:
+            info["topped_names"] = [names.get(p, "") for p in info["topped"]]
+        out["info"] = info
+    return out
 
 
 def _frozen(user) -> bool:
@@ -533,7 +562,8 @@ def _result_context(view, seats, room, hand):
             "cut_reasons": hand_result.cut_reasons((record.get("reasons") or {}).get(str(p), [])),
         })
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
-                  "beans": transfer_beans(t["amount"], room.stake)} for t in r["transfers"]]
+                  "beans": transfer_beans(t["amount"], room.stake), "code": t.get("why", ""),
+                  "why": hand_result.payment_reason(t.get("why"))} for t in r["transfers"]]
     return {
         "drawn_hand": r["drawn_hand"], "self_drawn": r["self_drawn"], "win_tile": r["win_tile"],
         "winner_name": names.get(r["winner"], "") if r["winner"] is not None else "",
@@ -612,13 +642,13 @@ FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html"),
                          "room": {"pk": c["room"].pk}},
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
-    "seats": lambda c: _pick(c, "phase", "seats", "is_host") if c["phase"] != PLAYING else {"phase": c["phase"]},
+    "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
     "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile"),
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
-                               "next_deadline"),
-    "result": lambda c: {**_pick(c, "phase", "result", "summary"),
+                               "next_deadline", "deciding", "decision", "info", "deadline"),
+    "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit"),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
                          "game": {"hands_played": c["game"].hands_played} if c.get("game") else None},
 }

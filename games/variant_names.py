@@ -5,12 +5,22 @@ The catalogue words the Chinese title (台州麻将 -> Taizhou mahjong); a title
 falls back on the variant's own English title outside Chinese."""
 
 from django.utils.functional import lazy
-from django.utils.translation import get_language, gettext, gettext_noop
+from django.utils.translation import get_language, gettext, gettext_noop, pgettext_lazy
 
 from games.engine import variants
 
 gettext_noop("台州麻将")  # the titles the site's catalogue words
 gettext_noop("温州麻将")
+
+
+# The unit a variant scores and pays in (Taizhou: 胡; Wenzhou pays in units of the base: 分).
+UNITS = {"wenzhou": pgettext_lazy("unit", "分")}
+_HU = pgettext_lazy("unit", "胡")
+
+
+def unit_label(name) -> str:
+    """The word after an amount of a hand's payments in this variant, in the UI language."""
+    return str(UNITS.get(name, _HU))
 
 
 def variant_label(name) -> str:

@@ -117,7 +117,8 @@ def check(room):
             "winner": (hand.result or {}).get("winner"),
         }
         actions = [engine.Action.from_dict(e.action) for e in events]
-        out = engine.replay(engine.Options.from_dict(hand.options), hand.seed, hand.dealer, actions)
+        out = engine.replay(engine.Options.from_dict(hand.options), hand.seed, hand.dealer, actions,
+                            hand.carry or None)
         if isinstance(out, engine.Illegal):
             info["replay_error"] = out.reason
         else:

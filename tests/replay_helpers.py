@@ -29,6 +29,8 @@ def command_for(action: engine.Action) -> dict:
         cmd["tile"] = face_name(action.tile)
     if action.tiles:
         cmd["tiles"] = [face_name(t) for t in action.tiles]
+    if action.value is not None:
+        cmd["value"] = action.value  # an answer to a question before the hand (买底/顶底)
     return cmd
 
 
@@ -41,6 +43,8 @@ def choose(state, p, rng=None) -> engine.Action:
         return rng.choice(acts)
     if state.phase == engine.CLAIM:
         return engine.Action("pass", p)
+    if state.phase == engine.DECIDE:
+        return acts[0]  # the default answer (never buy / never top)
     return engine.Action("discard", p, choose_discard(state.hands[p], state.wild))
 
 

@@ -38,7 +38,8 @@ def state_at(hand, version, cache):
         if start:
             state = cache[(hand.pk, start)]
         else:
-            state = engine.new_hand(engine.Options.from_dict(hand.options), hand.seed, hand.dealer)[0]
+            state = engine.new_hand(engine.Options.from_dict(hand.options), hand.seed, hand.dealer,
+                                       hand.carry or None)[0]
         for e in HandEvent.objects.filter(hand=hand, seq__gt=start, seq__lte=version).order_by("seq"):
             out = engine.apply(state, engine.Action.from_dict(e.action))
             assert not isinstance(out, engine.Illegal), out

@@ -13,7 +13,7 @@ from accounts.models import SiteSettings
 from games import services
 from games.engine import variants
 from games.engine.variants import RoomOptions
-from games.forms import CalculatorForm, CreateRoomForm, variant_choices
+from games.forms import CreateRoomForm, variant_choices
 from games.models import Room
 
 pytestmark = pytest.mark.django_db
@@ -50,14 +50,14 @@ def test_the_form_fields_are_the_variants_bounds_and_choices():
 
 def test_the_offered_variants_are_the_playable_ones_with_their_labels(register):
     with translation.override("zh-hans"):
-        assert [(n, str(label)) for n, label in variant_choices()] == [("taizhou", "台州麻将")]
+        assert [(n, str(label)) for n, label in variant_choices()] == [("taizhou", "台州麻将"), ("wenzhou", "温州麻将")]
     with translation.override("en"):
-        assert [(n, str(label)) for n, label in variant_choices()] == [("taizhou", "Taizhou Mahjong")]
+        assert [(n, str(label)) for n, label in variant_choices()] == [("taizhou", "Taizhou Mahjong"),
+                                                                        ("wenzhou", "Wenzhou Mahjong")]
     register(replace(variants.get("taizhou"), name="toy_draft", title=(("zh", "草稿"), ("en", "Draft")),
                      playable=False))
-    assert variants.playable() == ("taizhou",) and "toy_draft" in variants.names()
-    assert [n for n, _label in CreateRoomForm().fields["variant"].choices] == ["taizhou"]
-    assert [n for n, _label in CalculatorForm().fields["variant"].choices] == ["taizhou"]
+    assert variants.playable() == ("taizhou", "wenzhou") and "toy_draft" in variants.names()
+    assert [n for n, _label in CreateRoomForm().fields["variant"].choices] == ["taizhou", "wenzhou"]
     assert _errors(CreateRoomForm(dict(GOOD, variant="toy_draft")))["variant"]
     register(replace(variants.get("taizhou"), name="toy_ready", title=(("zh", "玩具"), ("en", "Toy")), playable=True))
     with translation.override("en"):  # no catalogue words for a new title: the variant's own English

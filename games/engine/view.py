@@ -7,7 +7,7 @@ every hand is shown (the result screen opens all hands).
 
 from __future__ import annotations
 
-from .game import CLAIM, DISCARD, ENDED, A_CHOW, legal_actions
+from .game import CLAIM, DECIDE, DISCARD, ENDED, A_CHOW, legal_actions
 from .tiles import face_label, face_name, is_dragon
 
 
@@ -58,8 +58,17 @@ def seat_view(state, me: int | None, lang: str = "zh") -> dict:
             if a.kind == A_CHOW:
                 d["label"] = " ".join(face_label(t, lang) for t in sorted(a.tiles + (a.tile,)))
             actions.append(d)
+    decision = None
+    if state.phase == DECIDE and state.decision is not None:
+        d = state.decision
+        # who is asked and who has answered; never what they answered until all have
+        decision = {"name": d.name, "seats": list(d.seats), "choices": list(d.choices),
+                    "waiting": [p for p in d.seats if state.answers[p] is None]}
     view = {
         "phase": state.phase,
+        "decision": decision,
+        "robbing": state.phase == CLAIM and bool(getattr(state, "robbing", False)),  # 抢杠: a tile added to a pung
+        "info": state.rules.table_info(state),
         "turn": state.turn,
         "step": state.step,
         "wall_count": len(state.wall),

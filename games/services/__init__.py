@@ -78,7 +78,7 @@ def handle(room_id: int, user, command: dict) -> Outcome:
             raise ServiceError("no_hand", _("现在没有进行中的牌局"))
         if command.get("h") is not None and command["h"] != hand:
             raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
-        move = {k: command[k] for k in ("action", "tile", "tiles") if command.get(k) not in (None, "", [])}
+        move = {k: command[k] for k in ("action", "tile", "tiles", "value") if command.get(k) not in (None, "", [])}
         return play(hand, user, move, command.get("v"))
     except ServiceError as e:
         return Outcome(False, str(e), code=e.code)

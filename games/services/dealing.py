@@ -91,12 +91,13 @@ def start_next_hand(room: Room, seats):
         room.save(update_fields=["status"])
     number = game.hands_played + 1
     Hand.objects.filter(game=game, status=Hand.ENDED, deadline__isnull=False).update(deadline=None)
-    options = engine.Options(variant=room.variant, players=room.players)
+    options = engine.Options(variant=room.variant, players=room.players, settings=room.settings or {})
     hand = Hand.objects.create(game=game, number=number, seed=new_seed(room.pk, number), salt=fairness.new_salt(),
-                               dealer=game.dealer, options=options.to_dict())
+                               dealer=game.dealer, options=options.to_dict(), carry=game.carry or {})
     Seat.objects.filter(room=room).update(ready=False)
-    state, _events = engine.new_hand(options, hand.seed, hand.dealer)
+    state, _events = engine.new_hand(options, hand.seed, hand.dealer, hand.carry or None)
     handstate.remember(hand.pk, 0, state)
+    state = moves.auto_answer_claims(hand, state, room)  # 托管 seats answer a question before the hand
     moves.after_change(room, hand, state)
     return hand
 

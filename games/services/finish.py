@@ -38,10 +38,11 @@ def finish_hand(room, hand, state, now):
     transaction.on_commit(lambda: schedule.replay(hand_id))
     game.totals = [a + b for a, b in zip(game.totals, state.result.net)]
     game.hands_played += 1
-    nxt = engine.next_dealer(state)
+    nxt, carry = engine.next_hand(state)
     if nxt != game.dealer:
         game.dealer_passes += 1
     game.dealer = nxt
+    game.carry = carry
     if game.is_over():
         game.finished_at = now
         room.status = Room.FINISHED

@@ -52,7 +52,7 @@ def catch_up(hand: Hand, version: int, state):
 def replay_log(hand: Hand):
     options = engine.Options.from_dict(hand.options)
     actions = [engine.Action.from_dict(e.action) for e in hand.events.filter(seq__lte=hand.version).order_by("seq")]
-    out = engine.replay(options, hand.seed, hand.dealer, actions)
+    out = engine.replay(options, hand.seed, hand.dealer, actions, hand.carry or None)
     if isinstance(out, engine.Illegal):
         raise RuntimeError(f"hand {hand.pk}: stored actions no longer replay: {out.reason}")
     state = out[0]

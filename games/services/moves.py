@@ -85,7 +85,8 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
         return stale
     rows = list(hand.events.filter(seq__lte=hand.version).order_by("seq").values_list("action", "auto"))
     options = engine.Options.from_dict(hand.options)
-    out = engine.replay(options, hand.seed, hand.dealer, [engine.Action.from_dict(a) for a, _auto in rows[:seen]])
+    out = engine.replay(options, hand.seed, hand.dealer, [engine.Action.from_dict(a) for a, _auto in rows[:seen]],
+                        hand.carry or None)
     if isinstance(out, engine.Illegal):
         return stale
     then, p = out[0], action.seat
@@ -105,9 +106,12 @@ def append(hand: Hand, action: engine.Action, events, auto: bool):
 
 
 def auto_answer_claims(hand, state, room):
-    """托管 seats answer a claim window at once (take a win, otherwise pass)."""
+    """托管 seats answer a claim window at once (take a win, otherwise pass), and a question
+    before the hand (买底/顶底) with its default (the engine's auto_action: never buy)."""
+    if state.phase not in (engine.CLAIM, engine.DECIDE):
+        return state
     auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
-    while state.phase == engine.CLAIM:
+    while state.phase in (engine.CLAIM, engine.DECIDE):
         pending = [p for p in engine.waiting_player(state) if p in auto]
         if not pending:
             break

@@ -30,6 +30,7 @@ FIELD_LABELS = {
     "turn_seconds": gettext_noop("出牌时间（秒）"),
     "claim_seconds": gettext_noop("吃碰时间（秒）"),
     "min_balance": gettext_noop("入座最低金豆"),
+    "odd_base": gettext_noop("底数"),
 }
 RANGE_MESSAGES = {
     "stake": gettext_noop("底注应在 %(lo)s 到 %(hi)s 金豆之间"),
@@ -99,11 +100,14 @@ def check_can_sit(user, min_balance: int = 0):
 
 
 def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None, length=None, stake=None,
-                turn_seconds=None, claim_seconds=None, min_balance=None) -> Room:
-    """A room with these options (None = the variant's default), the host seated at position 0."""
+                turn_seconds=None, claim_seconds=None, min_balance=None, settings=None) -> Room:
+    """A room with these options (None = the variant's default), the host seated at position 0.
+    `settings`: the variant's own settings (RoomOptions.settings, e.g. {"odd_base": True})."""
     given = {"players": players, "length_kind": length_kind, "length": length, "stake": stake,
              "turn_seconds": turn_seconds, "claim_seconds": claim_seconds, "min_balance": min_balance}
-    options = {"variant": variant, **{k: v for k, v in given.items() if v is not None}}
+    if settings is not None and not isinstance(settings, dict):
+        raise ServiceError("bad_option", _("“%(field)s”不能是这个值") % {"field": _("玩法设置")})
+    options = {"variant": variant, **{k: v for k, v in given.items() if v is not None}, **(settings or {})}
     errors = room_option_errors(options)
     if errors:
         raise ServiceError("bad_option", errors[0][1])
@@ -111,11 +115,12 @@ def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None
     players, length_kind, length = options["players"], options["length_kind"], options["length"]
     stake, turn_seconds, claim_seconds = options["stake"], options["turn_seconds"], options["claim_seconds"]
     min_balance = options["min_balance"]
+    own = {s.name: options[s.name] for s in variants.get(variant).room_options.settings}
     check_can_sit(user, min_balance)
     with transaction.atomic():
         room = Room.objects.create(host=user, variant=variant, players=players, length_kind=length_kind,
                                    length=length, stake=stake, turn_seconds=turn_seconds,
-                                   claim_seconds=claim_seconds, min_balance=min_balance)
+                                   claim_seconds=claim_seconds, min_balance=min_balance, settings=own)
         Seat.objects.create(room=room, user=user, position=0)
     return room
 

@@ -46,6 +46,7 @@ def timeout(hand_id: int, version: int, now=None) -> Outcome:
             if p not in engine.waiting_player(state):
                 continue  # the claim window closed meanwhile
             action = engine.auto_action(state, p)
+            deciding = state.phase == engine.DECIDE
             out = engine.apply(state, action)
             if isinstance(out, engine.Illegal):
                 log.error("timeout action refused: %s", out.reason)
@@ -53,7 +54,9 @@ def timeout(hand_id: int, version: int, now=None) -> Outcome:
             state, events = out
             moves.append(hand, action, events, auto=True)
             seat = seats.get(p)
-            if seat is not None and not seat.auto_play:
+            if seat is not None and not seat.auto_play and not deciding:
+                # a question before the hand left unanswered takes its default (never buy):
+                # a choice, not a missed turn, so it does not count toward 托管
                 seat.timeouts += 1
                 if seat.timeouts >= 2:
                     seat.auto_play = True  # two timeouts in a row: 托管

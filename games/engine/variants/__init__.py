@@ -2,8 +2,8 @@
 
     from games.engine import variants
     v = variants.get("taizhou")     # the Variant object; UnknownVariant (a ValueError) if none
-    variants.names()                # ("taizhou",)
-    variants.playable()             # the names a new room may use: ("taizhou",)
+    variants.names()                # ("taizhou", "wenzhou")
+    variants.playable()             # the names a new room may use: ("taizhou", "wenzhou")
 
 A variant is an immutable `Variant` (variants/base.py, where its interface is listed); the
 state machine (game.py) asks it every rule question and imports no variant itself. One module
@@ -65,7 +65,7 @@ def playable() -> tuple:
 
 # the built-in rule sets
 register(taizhou.VARIANT)
-register(wenzhou.VARIANT)  # not playable yet: scoring and settlement only
+register(wenzhou.VARIANT)
 
 __all__ = ["CLAIM_RANK", "ROOM_CODES", "Decision", "Result", "RoomOptions", "Setting", "UnknownVariant",
            "Variant", "get", "names", "playable", "register", "unregister"]

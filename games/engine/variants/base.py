@@ -24,6 +24,7 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 | scoring and settlement            | `settle_win(state, winner, tile, discarder)` -> `Result`,  |
 |                                   | `settle_drawn(state)`                                      |
 | dealer rotation, streak           | `next_dealer(state)`, `next_hand(state)` -> (dealer, carry)|
+| what the table shows beyond tiles | `table_info(state)` (public: a base, a streak, decisions)  |
 | room options                      | `room_options` (data + `validate(dict)`)                   |
 | offered for new rooms             | `playable` (a rule set still being written is not)         |
 | the JSON contracts                | `has_contract`, `score_winner`, `score_nonwinner`, `settle`|
@@ -381,6 +382,11 @@ class Variant:
         dealer = self.next_dealer(state)
         streak = state.get_extra("streak", 1) + 1 if dealer == state.dealer else 1
         return dealer, {"streak": streak}
+
+    def table_info(self, state) -> dict:
+        """What the table shows of this hand beyond tiles (public to every seat): e.g. Wenzhou's
+        base, dealer streak and who bought / topped. JSON-able; {} = nothing more."""
+        return {}
 
     # --- the JSON contracts (shared/rules/README.md) ---
     @property

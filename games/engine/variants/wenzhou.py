@@ -1,8 +1,8 @@
 """Wenzhou mahjong 2008 (温州麻将): win shapes, soft/hard/double and payments.
 Spec: shared/rules/wenzhou.md (§ numbers below are its sections; W-D… its published decisions).
 
-Registered as "wenzhou" with `playable = False` (the lobby does not offer it yet; see the
-class `Wenzhou` for what the table still lacks); the JSON contracts route here (`has_contract`).
+Registered as "wenzhou" and offered for new rooms (`playable`); the JSON contracts route here
+(`has_contract`).
 
 A Wenzhou hand has 16 tiles (the dealer 17); a complete hand has 17 counting the winning tile.
 A win is (§4) A: a pair + five sets, B: eight pairs + one lone tile, C: all three wilds. Wilds
@@ -403,8 +403,8 @@ class Wenzhou(IndicatorWild, Variant):
     win first, the hand drawn at 8 tiles left, the dealer's rising base and four-hand limit.
     买底/顶底 are asked before the first turn; rooms may use odd bases; a passed pung waits for
     the next draw (碰牌不可飘张); 全球神 ends the hand. A tile added to a shown pung may be
-    robbed (抢杠). Not yet playable: the site has no words for the buy/top questions and shows
-    no window on an added kong yet."""
+    robbed (抢杠). The site asks the buy/top questions at the table (a deadline; the default
+    is never buy / never top) and opens a window (wins only) on a tile added to a pung."""
 
     name: str = VARIANT_ID
     title: tuple = (("zh", "温州麻将"), ("en", "Wenzhou"))
@@ -413,7 +413,7 @@ class Wenzhou(IndicatorWild, Variant):
     white_stands_in: bool = True
     robbing_kong: bool = True  # §3 抢杠 (a concealed kong cannot be robbed)
     has_contract: bool = True  # contract.py hands its requests to score_json / settle_json
-    playable: bool = False
+    playable: bool = True
     # §1: bases 2, 4, 6, 8, or 3, 5, 7, 9 in rooms set to odd bases
     room_options: RoomOptions = field(default_factory=lambda: RoomOptions(
         settings=(Setting("odd_base", (False, True), False),)))
@@ -643,6 +643,14 @@ class Wenzhou(IndicatorWild, Variant):
 
     def next_dealer(self, state) -> int:
         return self.next_hand(state)[0]
+
+    def table_info(self, state) -> dict:
+        """Public to every seat: the hand's base, the dealer's streak (连庄), whether the dealer
+        bought (known once answered, or carried) and who topped (once everyone answered, or
+        carried). An answer in progress is not shown."""
+        return {"base": self.base(state), "start_base": self.start_base(state),
+                "streak": state.get_extra("streak", 1), "bought": self.bought(state),
+                "topped": list(self.topped(state))}
 
 
 def discarded_faces(state) -> set:
