@@ -23,6 +23,8 @@ from accounts.staff_actions import ReasonForm, action_with_form
 
 from . import hand_result, presence, services
 from .models import Alert, Hand, HandEvent, Replay, Room, Seat
+from games.links import stake_label
+from games.variant_names import unit_label
 
 REPLAY_STATUSES = {Replay.PENDING: _("待生成"), Replay.OK: _("已验证"), Replay.MISMATCH: _("不一致")}
 HAND_STATUSES = {Hand.PLAYING: _("进行中"), Hand.ENDED: _("已结束"), Hand.VOID: _("作废")}
@@ -152,8 +154,8 @@ class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
             game = room.game
         except Game.DoesNotExist:
             return _g("还没有开始")
-        return _g("已打 %(n)s 局，庄家座位 %(dealer)s，累计胡数 %(totals)s") % {
-            "n": game.hands_played, "dealer": game.dealer, "totals": game.totals}
+        return _g("已打 %(n)s 局，庄家座位 %(dealer)s，累计（%(unit)s）%(totals)s") % {
+            "n": game.hands_played, "dealer": game.dealer, "totals": game.totals, "unit": unit_label(room.variant)}
 
     @admin.display(description=_("未处理警报"))
     def open_alerts(self, room):
@@ -293,8 +295,8 @@ class HandAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
                          reasons or ("-" if owed == paid else "")))
         body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
         return format_html('<table>{}{}</table><p>{}</p>', head, body,
-                           _g("底注 %(stake)s 金豆/胡；%(cut)s") % {
-                               "stake": settlement.stake,
+                           _g("底注 %(stake)s；%(cut)s") % {
+                               "stake": stake_label(hand.game.room),
                                "cut": _g("按上限削减过") if settlement.was_cut else _g("没有削减")})
 
     @admin.display(description=_("金豆流水"))

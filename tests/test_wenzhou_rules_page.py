@@ -7,7 +7,7 @@ import pytest
 
 RULES = "/rules/wenzhou/"
 SPEC = Path("/work/shared/rules/wenzhou.md")  # outside the repository: absent on a clean clone (CI)
-SECTIONS = ("soon", "table", "wilds", "play", "win", "kinds", "pay", "limits", "contract", "decisions")
+SECTIONS = ("open", "table", "wilds", "play", "win", "kinds", "pay", "limits", "contract", "decisions")
 SITE_DECISIONS = [f"W-S{n}" for n in range(1, 9)]
 
 
@@ -27,7 +27,7 @@ def test_wenzhou_rules_page_in_chinese(client):
     html = _zh(client)
     assert "<title>温州麻将规则" in html
     assert "温州麻将规则（本站玩法 <code>wenzhou</code>）" in html
-    assert "温州麻将牌桌即将开放" in html
+    assert "温州麻将牌桌已经开放" in html and "/lobby/" in html
     assert "本站的裁定" in html and "This site's rulings" not in html
     for section in SECTIONS:
         assert f'id="zh-{section}"' in html, section
@@ -38,7 +38,7 @@ def test_wenzhou_rules_page_in_chinese(client):
 def test_wenzhou_rules_page_in_english(client):
     html = _en(client)
     assert "Wenzhou mahjong rules (variant <code>wenzhou</code>)" in html
-    assert "Wenzhou tables are coming soon" in html
+    assert "Wenzhou tables are open" in html
     assert "This site&#x27;s rulings" in html or "This site's rulings" in html
     assert "本站的裁定" not in html
     for section in SECTIONS:
