@@ -31,6 +31,7 @@ HAND_SIZE = 16
 BASES = (2, 4, 6, 8, 3, 5, 7, 9)
 MULTIPLIER = {"soft": 1, "hard": 2, "double": 4}
 TAI = {"soft": 0, "hard": 1, "double": 2}
+LANGS = ("en", "zh")  # the languages of score_request's items (rules README)
 
 
 # --- one reading's pieces -----------------------------------------------------------------
@@ -192,14 +193,36 @@ class Score:
     def total(self) -> int:
         return self.base * MULTIPLIER[self.kind] if self.kind else 0
 
-    def as_dict(self) -> dict:
+    def reason_name(self, reason: str, lang: str = "en") -> str:
+        """One reason worded: "hard: self-drawn" (en, §9), "硬胡：自摸" (zh)."""
+        if lang != "zh":
+            return f"{self.kind}: {reason}"
+        words = REASON_ZH.get(reason, reason)
+        if reason == "no wild stands in" and not self.wilds:
+            words = "无财神"  # no wild at all; 财神归位 = every wild is its own face
+        return f"{KIND_ZH[self.kind]}：{words}"
+
+    def as_dict(self, lang: str = "en") -> dict:
+        """§9 score_hands output; `items` worded in `lang` ("en" as the spec, or "zh")."""
         items = []
         if self.winner:
-            items = [{"name": "base", "points": self.base}] + [
-                {"name": f"{self.kind}: {r}"} for r in self.reasons]
+            items = [{"name": "底" if lang == "zh" else "base", "points": self.base}] + [
+                {"name": self.reason_name(r, lang)} for r in self.reasons]
         return {"ok": True, "winner": self.winner, "points": self.base if self.winner else 0,
                 "tai": self.tai, "total": self.total, "capped": False, "kind": self.kind,
                 "wilds": self.wilds, "items": items}
+
+
+# The words of Score's items in Chinese (seed 002: 软牌/硬牌/双翻; the site's result says 软胡/硬胡).
+# The reasons themselves (Score.reasons) stay the stable codes the English items show.
+KIND_ZH = {"soft": "软胡", "hard": "硬胡", "double": "双翻"}
+REASON_ZH = {
+    "self-drawn": "自摸",
+    "no wild stands in": "财神归位",
+    "robbed kong": "抢杠胡",
+    "three wilds": "三财神",
+    "a wild stands in": "财神代替",
+}
 
 
 class NotAWin(ValueError):
@@ -321,10 +344,13 @@ def _base(req):
 
 
 def score_request(req) -> dict:
-    """§9 score_hands for one request object."""
+    """§9 score_hands for one request object; `items` in req["lang"] ("en" or "zh", default en)."""
     try:
         if not isinstance(req, dict) or req.get("variant") != VARIANT_ID:
             raise RequestError("not a wenzhou request")
+        lang = req.get("lang") or "en"
+        if lang not in LANGS:
+            raise RequestError(f"unknown lang {lang!r} (use en or zh)")
         seat = req.get("seat")
         if seat not in SEAT_NAMES:
             raise RequestError(f"seat must be one of E, S, W, N (got {seat!r})")
@@ -348,14 +374,14 @@ def score_request(req) -> dict:
         if win is None and not quanqiu:
             if self_drawn or first_turn or robbed:
                 raise RequestError("self_drawn, first_turn and robbed_kong need a winning tile (win)")
-            return score_nonwinner(hand, wild).as_dict()
+            return score_nonwinner(hand, wild).as_dict(lang)
         if first_turn and seat == "E" and not self_drawn:
             raise RequestError("天胡 (first_turn for the dealer E) is always self-drawn")
         if robbed and self_drawn:
             raise RequestError("robbed_kong needs self_drawn: false")
         s = score(hand, melds, win, wild, self_drawn, base, seat=seat, first_turn=first_turn,
                   robbed_kong=robbed, quanqiu=quanqiu)
-        return s.as_dict()
+        return s.as_dict(lang)
     except (RequestError, TileError, NotAWin) as e:
         return {"ok": False, "error": str(e)}
 
