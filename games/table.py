@@ -453,14 +453,20 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             p["tiles_html"] = render_memo(f"{TEMPLATE}#player-tiles", {"p": {"melds": p["melds"], "river": p["river"]}})
             players.append(p)
         own = view["players"][me]
-        hand_tiles, drawn_tile = _split_drawn(own["hand"], view["drawn"])
         can_discard, buttons = _hand_actions(view, hand, lang)
+        tiles = own["hand"]
+        if can_discard:
+            # a variant may forbid some discards (Wenzhou: wilds, lone honours first): shown dimmed
+            legal = {a["tile"] for a in view["actions"] if a["kind"] == "discard"}
+            tiles = [t if t["code"] in legal else {**t, "locked": True} for t in tiles]
+        hand_tiles, drawn_tile = _split_drawn(tiles, view["drawn"])
         turn_name = names.get(view["turn"], "") if view["phase"] == "discard" else ""
         ctx.update(_variant_context(view, names, me))
         ctx.update({
             "view": view, "mine": players[0],
             "others": sorted(players[1:], key=lambda p: SIDE_ORDER[p["side"]]), "hand_tiles": hand_tiles,
             "drawn_tile": drawn_tile, "can_discard": can_discard, "buttons": buttons,
+            "locked_tiles": any(t.get("locked") for t in tiles),
             "discard_vals": _vals(action="discard", v=hand.version, h=hand.pk),
             "deadline": epoch_ms(hand.deadline), "turn_name": turn_name,
             "my_turn": view["phase"] == "discard" and view["turn"] == me,
@@ -644,7 +650,7 @@ FRAGMENT_CONTEXT = {
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
-    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile"),
+    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles"),
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline"),
