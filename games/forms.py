@@ -11,6 +11,8 @@ from games.variant_names import scoring_variant_choices, variant_choices, varian
 from games.engine import variants
 from games.engine.melds import split_meld
 from games.engine.tiles import TileError, face_name, parse_tile
+from games.engine.variants.wenzhou import BASES as WENZHOU_BASES
+from games.engine.variants.wenzhou import VARIANT_ID as WENZHOU
 from games.services import rooms
 
 
@@ -76,7 +78,24 @@ class CalculatorForm(forms.Form):
         widget=forms.TextInput(attrs={"placeholder": "2z", "autocapitalize": "off", "autocomplete": "off"}),
     )
     self_drawn = forms.BooleanField(label=_("自摸"), required=False)
+    # Wenzhou's own contract fields (wenzhou.md §9): shown only while Wenzhou is chosen (the
+    # template marks their boxes for static/js/calculator.js); other variants ignore them.
+    base = forms.TypedChoiceField(
+        label=_("底"), choices=[(str(b), str(b)) for b in WENZHOU_BASES], coerce=int, empty_value=2,
+        initial="2", required=False, help_text=_("本局的底：双数底 2、4、6、8，单数底 3、5、7、9（庄家连庄每局加 2）"))
+    first_turn = forms.BooleanField(
+        label=_("天胡／地胡"), required=False, help_text=_("东家（庄家）是天胡，须自摸；其他门风是地胡"))
+    robbed_kong = forms.BooleanField(
+        label=_("抢杠胡"), required=False, help_text=_("和的牌是别人加杠的那张（不能同时自摸）"))
+    quanqiu = forms.BooleanField(
+        label=_("全球神"), required=False, help_text=_("手牌只剩一张财神、五组副露，不填和的牌"))
     lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh", required=False)
+
+    WENZHOU_FIELDS = ("base", "first_turn", "robbed_kong", "quanqiu")
+
+    def wenzhou_fields(self):
+        """The bound fields only Wenzhou reads (the template shows them together)."""
+        return [self[name] for name in self.WENZHOU_FIELDS]
 
     def clean_variant(self):
         return self.cleaned_data.get("variant") or rooms.DEFAULT_VARIANT
@@ -129,6 +148,15 @@ class CalculatorForm(forms.Form):
         data = super().clean()
         if data.get("self_drawn") and not data.get("win") and "win" not in self.errors:
             self.add_error("win", _("自摸时请填写和的牌"))
+        if data.get("variant") == WENZHOU:
+            if not data.get("wild") and "wild" not in self.errors:
+                self.add_error("wild", _("温州麻将一定有财神，请填写翻出的那张牌，如 5p"))
+            elif data.get("win") and data.get("win") == data.get("wild") and not data.get("self_drawn"):
+                self.add_error("win", _("别人打出的财神不能和（和财神只能自摸）"))
+        else:  # Wenzhou's fields mean nothing to another variant, even when a URL has them wrong
+            for name in self.WENZHOU_FIELDS:
+                self.errors.pop(name, None)
+                data.pop(name, None)
         return data
 
     def contract_request(self):
@@ -145,6 +173,11 @@ class CalculatorForm(forms.Form):
         if data["win"]:
             request["win"] = data["win"]
             request["self_drawn"] = bool(data["self_drawn"])
+        if data["variant"] == WENZHOU:
+            request["base"] = data.get("base") or 2
+            for name in ("first_turn", "robbed_kong", "quanqiu"):
+                if data.get(name):
+                    request[name] = True
         return request
 
 

@@ -42,13 +42,15 @@ _lazy_label = lazy(variant_label, str)
 
 def variant_choices(scoring=False):
     """(name, label) of the variants a room may use (the registry's playable ones); with
-    scoring=True only those that answer the scoring contract (the calculator)."""
+    scoring=True only those that answer the scoring contract."""
     return [(name, variant_label(name)) for name in variants.playable()
             if not scoring or variants.get(name).has_contract]
 
 
 def scoring_variant_choices():
-    return variant_choices(scoring=True)
+    """(name, label) of the calculator's variants: every registered one that answers the scoring
+    contract (`has_contract`), whether or not rooms may use it yet (`playable`)."""
+    return [(name, variant_label(name)) for name in variants.names() if variants.get(name).has_contract]
 
 
 def all_variant_choices():

@@ -10,6 +10,7 @@ from django.utils.translation import get_language
 
 from games import contracts
 from games.forms import CalculatorForm
+from games.variant_names import unit_label
 
 # Worked examples of shared/rules/taizhou.md §10, linked from the rules page into the calculator.
 TAIZHOU_EXAMPLES = [
@@ -18,6 +19,15 @@ TAIZHOU_EXAMPLES = [
     {"seat": "W", "wild": "5p", "hand": "34p5z678p222m999s1z", "melds": [], "win": "1z", "self_drawn": False},
     {"seat": "S", "wild": "5s", "hand": "12m456m789m66z", "melds": ["pung:222z"], "win": "3m", "self_drawn": False},
     {"seat": "E", "wild": "1s", "hand": "111s77z11z34m689p5z", "melds": []},
+]
+
+# The score_hands examples of shared/rules/wenzhou.md §9, linked from its rules page into the calculator.
+WENZHOU_EXAMPLES = [
+    {"variant": "wenzhou", "seat": "S", "wild": "9s", "hand": "234m567m111p678s13p9s2z", "melds": [],
+     "win": "2z", "self_drawn": False, "base": 4},
+    {"variant": "wenzhou", "seat": "E", "wild": "2m", "hand": "111s333m777z4p", "melds": ["pung:555z", "kong:9999p"],
+     "win": "4p", "self_drawn": False},
+    {"variant": "wenzhou", "seat": "W", "wild": "6p", "hand": "6p6p123m456m789s12345z", "melds": []},
 ]
 
 
@@ -38,6 +48,11 @@ def calculator_url(example, lang=None):
     }
     if example.get("self_drawn"):
         params["self_drawn"] = "on"
+    if "base" in example:  # Wenzhou's own fields (wenzhou.md §9)
+        params["base"] = example["base"]
+    for name in ("first_turn", "robbed_kong", "quanqiu"):
+        if example.get(name):
+            params[name] = "on"
     return reverse("games:calculator") + "?" + urlencode(params)
 
 
@@ -71,8 +86,11 @@ def calculator(request):
             factor = 2**tai
             uncapped = points * factor
 
+    variant = contract_request["variant"] if contract_request else None
     context = {
         "form": form,
+        "variant": variant,
+        "unit": unit_label(variant) if variant else "",
         "factor": factor,
         "uncapped": uncapped,
         "submitted": submitted,
@@ -103,5 +121,7 @@ def rules_taizhou(request):
 
 
 def rules_wenzhou(request):
-    """The Wenzhou rules (tables not open yet) in Chinese, or in English as for Taizhou."""
-    return render(request, "games/rules_wenzhou.html", {"rules_lang": _rules_lang(request)})
+    """The Wenzhou rules in Chinese, or in English as for Taizhou; §9's examples open in the calculator."""
+    lang = _rules_lang(request)
+    examples = [calculator_url(example, lang) for example in WENZHOU_EXAMPLES]
+    return render(request, "games/rules_wenzhou.html", {"rules_lang": lang, "example_urls": examples})

@@ -93,3 +93,164 @@ def test_a_bad_lang_is_an_error():
     answer = contract.score_request({**EXAMPLE_1, "lang": "fr"})
     assert answer["ok"] is False and "lang" in answer["error"]
     assert contract.score_request({**EXAMPLE_1, "lang": None})["items"][0]["name"] == "base"
+
+
+# --- the calculator page -------------------------------------------------------------------
+
+def value(html, testid):
+    match = re.search(rf'data-testid="{testid}">(.*?)</span></div>', html, re.S)
+    return match and re.sub(r"<[^>]+>", "", match.group(1)).strip()
+
+
+def query(example, lang):
+    """The calculator's GET parameters for a contract example (as games.views.calculator_url)."""
+    q = {"variant": "wenzhou", "seat": example["seat"], "wild": example["wild"], "hand": example["hand"],
+         "melds": "\n".join(example["melds"]), "win": example.get("win") or "", "lang": lang}
+    if "base" in example:
+        q["base"] = example["base"]
+    if example.get("self_drawn"):
+        q["self_drawn"] = "on"
+    return q
+
+
+def page(client, params, ui="zh-hans"):
+    response = client.get(URL + "?" + urlencode(params), HTTP_ACCEPT_LANGUAGE=ui)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def items(html):
+    table = html.split('<table class="items">')[1].split("</table>")[0]
+    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r'<tr>\s*<td(?: colspan="2")?>(.*?)</td>', table, re.S)]
+
+
+def test_the_calculator_offers_wenzhou_and_its_fields(client):
+    html = page(client, {}, ui="zh-hans").split('id="result"')[0]
+    assert '<option value="wenzhou">温州麻将</option>' in html
+    assert '<option value="taizhou" selected>台州麻将</option>' in html
+    for name in ("base", "first_turn", "robbed_kong", "quanqiu"):
+        assert f'name="{name}"' in html
+    assert html.count('data-variant-field="wenzhou"') == 4
+    assert re.findall(r'<option value="(\d)"', html) == ["2", "4", "6", "8", "3", "5", "7", "9"]
+    assert "js/calculator.js" in html
+    assert "Wenzhou Mahjong" in page(client, {}, ui="en")
+
+
+@pytest.mark.django_db
+def test_the_calculator_offers_every_contract_variant_even_before_rooms_may_use_it(monkeypatch):
+    from dataclasses import replace
+
+    from games.engine import variants
+    from games.forms import CalculatorForm, CreateRoomForm
+    from games.variant_names import scoring_variant_choices, variant_choices
+
+    monkeypatch.setitem(variants._REGISTRY, "wenzhou", replace(variants.get("wenzhou"), playable=False))
+    assert [name for name, _ in scoring_variant_choices()] == ["taizhou", "wenzhou"]
+    assert [name for name, _ in variant_choices()] == ["taizhou"]
+    assert [name for name, _ in CalculatorForm().fields["variant"].choices] == ["taizhou", "wenzhou"]
+    assert "wenzhou" not in [name for name, _ in CreateRoomForm().fields["variant"].choices]
+
+
+@pytest.mark.parametrize("example, total, kind_zh, kind_en, wilds, zh_items, en_items", [
+    (EXAMPLE_1, "4", "软胡 ×1", "Soft ×1", "1", ["底", "软胡：财神代替"], ["base", "soft: a wild stands in"]),
+    (EXAMPLE_2, "8", "双翻 ×4", "Double ×4", "0", ["底", "双翻：碰碰胡"], ["base", "double: 碰碰胡"]),
+])
+def test_spec_examples_through_the_page(client, example, total, kind_zh, kind_en, wilds, zh_items, en_items):
+    zh = page(client, query(example, "zh"))
+    assert value(zh, "total") == total and value(zh, "kind") == kind_zh and value(zh, "wilds") == wilds
+    assert value(zh, "points") == str(example.get("base", 2))
+    assert items(zh) == zh_items
+    assert f"底 {example.get('base', 2)} × " in zh and f"= {total} 分" in zh
+    en = page(client, query(example, "en"), ui="en")
+    assert value(en, "total") == total and value(en, "kind") == kind_en and value(en, "wilds") == wilds
+    assert items(en) == en_items
+    assert f"= {total} pts" in en
+    # the breakdown's language is the form's choice, whatever the UI's
+    assert items(page(client, query(example, "en"), ui="zh-hans")) == en_items
+
+
+def test_spec_example_3_a_non_winner_holds_two_wilds(client):
+    for lang, ui in (("zh", "zh-hans"), ("en", "en")):
+        html = page(client, query(EXAMPLE_3, lang), ui=ui)
+        assert value(html, "total") == "0" and value(html, "wilds") == "2" and value(html, "kind") == "—"
+        assert items(html) == (["没有计分项目"] if lang == "zh" else ["Nothing scores"])
+    assert "手里 2 个财神（财神钱）" in page(client, query(EXAMPLE_3, "zh"))
+    assert "2 wilds in hand (wild money)" in page(client, query(EXAMPLE_3, "en"), ui="en")
+
+
+def test_wenzhou_fields_reach_the_contract(client, monkeypatch):
+    calls = []
+    real = contract.score_request
+    monkeypatch.setattr(contract, "score_request", lambda req: calls.append(req) or real(req))
+    html = page(client, {**query(EXAMPLE_1, "zh"), "base": "7", "first_turn": "on"})
+    assert calls[-1]["base"] == 7 and calls[-1]["first_turn"] is True and "robbed_kong" not in calls[-1]
+    assert value(html, "total") == "28" and items(html) == ["底", "双翻：地胡"]
+    html = page(client, {**query(EXAMPLE_1, "zh"), "base": "3", "robbed_kong": "on"})
+    assert value(html, "total") == "6" and items(html) == ["底", "硬胡：抢杠胡"]
+    page(client, {**query(EXAMPLE_1, "zh"), "base": ""})
+    assert calls[-1]["base"] == 2
+    # 全球神: one wild in hand, five melds, no winning tile
+    html = page(client, {"variant": "wenzhou", "seat": "N", "wild": "9s", "hand": "9s", "quanqiu": "on",
+                         "melds": "pung:111z, pung:222m, chow:345p, pung:777z, chow:123s", "lang": "en"}, ui="en")
+    assert value(html, "total") == "8" and items(html) == ["base", "double: 全球神"]
+
+
+def alert(html):
+    match = re.search(r'role="alert">(.*?)</div>', html, re.S)
+    return match and re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", match.group(1)))
+
+
+def test_wenzhou_needs_a_wild(client, monkeypatch):
+    monkeypatch.setattr(contract, "score_request", lambda req: pytest.fail("the engine must not be asked"))
+    zh = alert(page(client, {**query(EXAMPLE_1, "zh"), "wild": ""}))
+    assert "温州麻将一定有财神" in zh
+    en = alert(page(client, {**query(EXAMPLE_1, "en"), "wild": ""}, ui="en"))
+    assert "Wenzhou always has a wild" in en
+
+
+def test_no_win_on_a_discarded_wild(client):
+    hand = {**query(EXAMPLE_1, "zh"), "hand": "234m567m111p678s13p2z2z", "win": "9s"}
+    assert "别人打出的财神不能和" in alert(page(client, hand))
+    assert "A discarded wild cannot be won on" in alert(page(client, hand, ui="en"))
+    # self-drawn it wins: the wild is the 2p of 1-2-3p
+    html = page(client, {**hand, "self_drawn": "on"})
+    assert value(html, "kind") == "硬胡 ×2" and items(html) == ["底", "硬胡：自摸"]
+
+
+def test_caishenma_on_a_discard_is_refused(client):
+    hand = {"variant": "wenzhou", "seat": "S", "wild": "9s", "hand": "9s", "win": "1m", "lang": "zh",
+            "melds": "pung:111z\npung:222m\nchow:345p\npung:777z\nchow:123s"}
+    html = page(client, hand)
+    assert "不能计分" in alert(html) and "财神马" in alert(html) and "self-drawn" in alert(html)
+    assert value(html, "total") is None
+    html = page(client, {**hand, "self_drawn": "on"})
+    assert value(html, "kind") == "硬胡 ×2" and value(html, "total") == "4"
+
+
+def test_a_bad_base_is_refused_for_wenzhou(client):
+    assert "10" in alert(page(client, {**query(EXAMPLE_1, "zh"), "base": "10"}))
+
+
+def test_wenzhou_fields_are_ignored_for_taizhou(client, monkeypatch):
+    calls = []
+    real = contract.score_request
+    monkeypatch.setattr(contract, "score_request", lambda req: calls.append(req) or real(req))
+    taizhou = {"variant": "taizhou", "seat": "S", "wild": "5s", "hand": "12m456m789m66z", "melds": "pung:222z",
+               "win": "3m", "lang": "zh"}
+    plain = page(client, taizhou)
+    extra = page(client, {**taizhou, "base": "99", "first_turn": "on", "robbed_kong": "on", "quanqiu": "on"})
+    assert calls[0] == calls[1] and not {"base", "first_turn", "robbed_kong", "quanqiu"} & set(calls[1])
+    assert value(plain, "total") == value(extra, "total") == "64"
+    assert 'data-testid="kind"' not in extra and 'role="alert"' not in extra
+    # Taizhou has no wild of necessity
+    assert value(page(client, {**taizhou, "wild": ""}), "total") is not None
+
+
+def test_calculator_url_carries_wenzhou_fields():
+    from games.views import calculator_url
+
+    url = calculator_url({**EXAMPLE_1, "first_turn": True, "quanqiu": False}, "en")
+    params = parse_qs(url.split("?", 1)[1])
+    assert params["variant"] == ["wenzhou"] and params["base"] == ["4"] and params["first_turn"] == ["on"]
+    assert "quanqiu" not in params and "self_drawn" not in params and params["lang"] == ["en"]
+    assert "base" not in parse_qs(calculator_url({"seat": "S", "hand": "1m"}).split("?", 1)[1])
