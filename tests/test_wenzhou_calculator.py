@@ -254,3 +254,24 @@ def test_calculator_url_carries_wenzhou_fields():
     assert params["variant"] == ["wenzhou"] and params["base"] == ["4"] and params["first_turn"] == ["on"]
     assert "quanqiu" not in params and "self_drawn" not in params and params["lang"] == ["en"]
     assert "base" not in parse_qs(calculator_url({"seat": "S", "hand": "1m"}).split("?", 1)[1])
+
+
+# --- the rules page opens §9's examples in the calculator ---------------------------------
+
+@pytest.mark.parametrize("lang, ui, kinds", [
+    ("zh", "zh-hans", ["软胡 ×1", "双翻 ×4", "—"]),
+    ("en", "en", ["Soft ×1", "Double ×4", "—"]),
+])
+def test_rules_page_links_open_the_spec_examples(client, lang, ui, kinds):
+    html = client.get(f"/rules/wenzhou/?lang={lang}").content.decode()
+    links = [part.split('"')[0].replace("&amp;", "&") for part in html.split('href="/calculator/?')[1:]]
+    assert len(links) == 3
+    for link, example, total, kind, wilds in zip(links, (EXAMPLE_1, EXAMPLE_2, EXAMPLE_3), ("4", "8", "0"), kinds,
+                                                 ("1", "0", "2")):
+        params = parse_qs(link)
+        assert params["variant"] == ["wenzhou"] and params["lang"] == [lang]
+        assert params["hand"] == [example["hand"]] and params["wild"] == [example["wild"]]
+        result = client.get("/calculator/?" + link, HTTP_ACCEPT_LANGUAGE=ui).content.decode()
+        assert value(result, "total") == total and value(result, "kind") == kind and value(result, "wilds") == wilds
+    assert parse_qs(links[0])["base"] == ["4"] and "base" not in parse_qs(links[1])
+    assert 'href="/calculator/"' in html.split('id="' + lang + '-contract"')[1]
