@@ -121,7 +121,8 @@ def page(client, params, ui="zh-hans"):
 
 def items(html):
     table = html.split('<table class="items">')[1].split("</table>")[0]
-    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r'<tr>\s*<td(?: colspan="2")?>(.*?)</td>', table, re.S)]
+    cells = re.findall(r'<tr>\s*<td(?: colspan="2")?>(.*?)</td>', table, re.S)
+    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in cells]
 
 
 def test_the_calculator_offers_wenzhou_and_its_fields(client):
