@@ -46,7 +46,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from games import hand_result, presence, services
-from games.variant_names import unit_label
+from games.variant_names import rules_url, unit_label
 from games.engine import events as engine_events
 from games.engine.view import seat_view
 from games.models import Game, Hand, HandEvent, Room
@@ -196,6 +196,31 @@ def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
     return None
 
 
+def _tiles_of(codes, wild_code, lang):
+    from games.engine.tiles import parse_tile
+    from games.engine.view import tile_info
+
+    wild = parse_tile(wild_code) if wild_code else None
+    return [tile_info(parse_tile(c), wild, lang) for c in codes]
+
+
+def _button_tiles(kind: str, a: dict, view: dict, lang: str) -> list:
+    """The tiles a claim or kong button shows (each 吃 option as its three tiles)."""
+    wild = (view.get("wild") or {}).get("code")
+    discard = (view.get("last_discard") or {}).get("code")
+    if kind == "chow" and discard:
+        return _tiles_of(sorted(list(a.get("tiles") or []) + [discard]), wild, lang)
+    if kind == "pung" and discard:
+        return _tiles_of([discard] * 3, wild, lang)
+    if kind == "kong" and discard:
+        return _tiles_of([discard] * 4, wild, lang)
+    if kind in ("ckong", "akong") and a.get("tile"):
+        return _tiles_of([a["tile"]] * 4, wild, lang)
+    if kind == "win" and view["phase"] == "claim" and discard:
+        return _tiles_of([discard], wild, lang)
+    return []
+
+
 def _hand_actions(view: dict, hand: Hand, lang: str) -> tuple[bool, list]:
     """(may I discard now, the other legal buttons) from seat_view's `actions`."""
     from games.engine.tiles import face_label, parse_tile
@@ -228,7 +253,8 @@ def _hand_actions(view: dict, hand: Hand, lang: str) -> tuple[bool, list]:
             detail = face_label(parse_tile(tile_code), lang)
         elif kind in ("pung", "kong") and view.get("last_discard"):
             detail = view["last_discard"]["label"]
-        buttons.append({"kind": kind, "text": text, "detail": detail, "vals": _vals(**vals)})
+        buttons.append({"kind": kind, "text": text, "detail": detail, "vals": _vals(**vals),
+                        "tiles": _button_tiles(kind, a, view, lang)})
     order = {"win": 0, "kong": 1, "ckong": 1, "akong": 1, "pung": 2, "chow": 3, "decide-yes": 4, "decide-no": 5,
              "pass": 9}
     buttons.sort(key=lambda b: order.get(b["kind"], 5))
@@ -421,7 +447,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         "hand_version": hand.version if hand is not None else 0,
         "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
         "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
-        "unit": unit_label(room.variant),
+        "unit": unit_label(room.variant), "rules_url": rules_url(room.variant), "auto": seats[me]["auto"],
     }
     if game is not None:
         ctx["hand_number"] = hand.number if hand else game.hands_played
@@ -437,6 +463,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         }
 
     ctx.update(_safety_context(seat_rows, seats, mine, phase, snap.near_meters))
+    ctx["safety_count"] = len(ctx["same_ip"]) + len(ctx["near"])
 
     if phase == WAITING:
         ctx["invite_partial"] = has_invite_partial()
@@ -462,11 +489,17 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         hand_tiles, drawn_tile = _split_drawn(tiles, view["drawn"])
         turn_name = names.get(view["turn"], "") if view["phase"] == "discard" else ""
         ctx.update(_variant_context(view, names, me))
+        offered = [b["text"] for b in buttons if b["kind"] != "pass" and not b["kind"].startswith("decide")]
+        if view["phase"] == "claim" and offered:
+            # exactly what is offered, e.g. 可以胡、碰，或者过
+            ctx["claim_prompt"] = _("可以%(what)s，或者过") % {"what": pgettext("list separator", "、").join(offered)}
+        ctx["commitment"] = {"code": hand.commitment, "players": room.players, "dealer": hand.dealer}
         ctx.update({
             "view": view, "mine": players[0],
             "others": sorted(players[1:], key=lambda p: SIDE_ORDER[p["side"]]), "hand_tiles": hand_tiles,
             "drawn_tile": drawn_tile, "can_discard": can_discard, "buttons": buttons,
             "locked_tiles": any(t.get("locked") for t in tiles),
+            "hand_half": (len(hand_tiles) + 1) // 2,  # columns of the two-row hand on a phone
             "discard_vals": _vals(action="discard", v=hand.version, h=hand.pk),
             "deadline": epoch_ms(hand.deadline), "turn_name": turn_name,
             "my_turn": view["phase"] == "discard" and view["turn"] == me,
@@ -645,12 +678,13 @@ def _pick(ctx, *keys):
 
 
 FRAGMENT_CONTEXT = {
-    "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html"),
+    "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
+                                 "rules_url", "auto", "commitment"),
                          "room": {"pk": c["room"].pk}},
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
-    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles"),
+    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles", "hand_half"),
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline"),

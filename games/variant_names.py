@@ -18,6 +18,16 @@ UNITS = {"wenzhou": pgettext_lazy("unit", "分")}
 _HU = pgettext_lazy("unit", "胡")
 
 
+def rules_url(name) -> str:
+    """The rules page of a variant (Taizhou's for a variant without its own page yet)."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        return reverse(f"games:rules_{name}")
+    except NoReverseMatch:
+        return reverse("games:rules_taizhou")
+
+
 def unit_label(name) -> str:
     """The word after an amount of a hand's payments in this variant, in the UI language."""
     return str(UNITS.get(name, _HU))

@@ -96,7 +96,8 @@ def click_if_visible(page, selector):
 
 
 def discard_by_policy(page):
-    """Discard what tests/e2e_policy.py chooses from the tiles the page shows."""
+    """Discard what tests/e2e_policy.py chooses from the tiles the page shows: tap it twice (a
+    single tap only raises a tile)."""
     buttons = page.locator("#hand .my-hand.can-discard button[data-tile]")
     if not buttons.count():
         return False
@@ -104,7 +105,9 @@ def discard_by_policy(page):
         codes = buttons.evaluate_all("bs => bs.map(b => b.dataset.tile)")
         wild = parse_tile(page.locator("#table .indicator [data-tile]").first.get_attribute("data-tile", timeout=1000))
         choice = face_name(choose_discard([parse_tile(c) for c in codes], wild))
-        page.locator(f"#hand .my-hand.can-discard button[data-tile='{choice}']").last.click(timeout=1000)
+        tile = page.locator(f"#hand .my-hand.can-discard button[data-tile='{choice}']").last
+        tile.click(timeout=1000)  # the first tap raises the tile
+        tile.click(timeout=1000)  # the second discards it
         return True
     except Exception:  # the fragment was swapped under us; try again next round
         return False

@@ -49,7 +49,7 @@ def test_the_commitment_shown_at_hand_start_opens_with_the_seed_and_salt(setting
         expected = sha(hand.seed, hand.salt)
         assert hand.commitment == expected
         for p in players:
-            table = p.page["table"]
+            table = p.page["status"]  # in the table's menu (#room-menu)
             assert "本局牌墙承诺" in table
             assert f'<code class="commitment-full">{expected}</code>' in table
             assert f'title="{expected}">{expected[:12]}…</code>' in table

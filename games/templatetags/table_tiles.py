@@ -79,6 +79,15 @@ def _tile(t, extra, hidden):
 
 
 @register.simple_tag
+def tile_picture(t):
+    """A tile drawn as an illustration (a claim button's tiles): no data-tile, so nothing that
+    counts the tiles on the table (tests, scripts) counts it twice."""
+    label = t.get("label", t["code"])
+    return format_html('<span class="{}" aria-hidden="true"><img src="{}" alt="{}" width="48" height="64"></span>',
+                       _classes(t, "pic"), _src(t["code"]), label)
+
+
+@register.simple_tag
 def tile_button(t, extra="", **values):
     label = t.get("label", t["code"])
     vals = {**values, "tile": t["code"]}

@@ -41,8 +41,48 @@
     }, 4000);
   }
 
+  // The table while a hand is on fills the screen (.in-hand, static/css/table.css); the ☰ menu
+  // opens the drawer (#room-menu). The server sets .in-hand on load; each swap may change it.
+  function syncLayout() {
+    var r = room();
+    if (!r) return;
+    var inHand = !!document.querySelector("#table.table");
+    r.classList.toggle("in-hand", inHand);
+    if (!inHand) r.classList.remove("menu-open");
+    var raised = document.querySelector("#hand button.mtile.raised");
+    var go = document.querySelector("[data-discard-raised]");
+    if (go) go.disabled = !raised;
+  }
+  document.addEventListener("click", function (event) {
+    var toggle = event.target && event.target.closest && event.target.closest("[data-menu-toggle]");
+    if (toggle) {
+      var r = room();
+      if (r) r.classList.toggle("menu-open");
+      return;
+    }
+    var go = event.target && event.target.closest && event.target.closest("[data-discard-raised]");
+    if (go) {
+      var raised = document.querySelector("#hand button.mtile.raised");
+      if (raised) raised.click(); // raised: this click sends it
+    }
+  });
+
+  // A tap raises a tile of your hand; a second tap on it (or 出牌) discards it. One accidental
+  // tap never discards. The raised tile is forgotten when the hand is swapped.
+  function raise(el) {
+    var hand = document.querySelectorAll("#hand button.mtile.raised");
+    for (var i = 0; i < hand.length; i++) hand[i].classList.remove("raised");
+    el.classList.add("raised");
+    syncLayout();
+  }
+
   document.addEventListener("htmx:wsConfigSend", function (event) {
     var el = event.target;
+    if (el && el.matches && el.matches("#hand .my-hand button.mtile") && !el.classList.contains("raised")) {
+      event.preventDefault();
+      raise(el);
+      return;
+    }
     var question = el && el.getAttribute && el.getAttribute("data-confirm");
     if (question && !window.confirm(question)) { event.preventDefault(); return; }
     var r = room();
@@ -51,6 +91,7 @@
   document.addEventListener("htmx:wsAfterMessage", function () {
     var r = room();
     if (r) r.classList.remove("sending");
+    syncLayout();
     syncClock();
     tick();
     clearSoon();
@@ -145,6 +186,6 @@
     located = null;
   });
 
-  document.addEventListener("DOMContentLoaded", function () { syncClock(); tick(); });
+  document.addEventListener("DOMContentLoaded", function () { syncLayout(); syncClock(); tick(); });
   setInterval(tick, 250);
 })();

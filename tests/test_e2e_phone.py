@@ -1,0 +1,192 @@
+"""The table on a phone (issue 14): two friends play a seeded hand through the real server while
+each page is resized through the sizes players use — 360×640, 360×740, 390×844 (portrait),
+740×360 (landscape) and 1280×800 — one size per move. At every move, for the player who must act:
+
+- the page does not scroll (the table fills the screen) and nothing sticks out sideways;
+- the own hand, the claim buttons and the countdown are inside the viewport;
+- no two tap targets (hand tiles, claim buttons) overlap;
+- in portrait at 360 px the hand's tiles are at least 40 px wide (14 tiles + the drawn one);
+- a single tap on a tile only raises it (nothing is sent); the second tap discards it.
+Screenshots of the first turn, a claim window and the result at every size go to
+test-output/phone/ (look at them).
+"""
+
+import re
+import time
+
+import pytest
+
+from games.engine.tiles import face_name, parse_tile
+from tests.e2e_policy import choose_discard
+from tests.test_e2e_browser import (CHROMIUM, LAUNCH_ARGS, OUTPUT, click_if_visible, real_stack, sign_up,
+                                    sync_playwright, wait_connected)
+
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
+
+SHOTS = OUTPUT.parent / "phone"
+SIZES = [("360x640", 360, 640), ("360x740", 360, 740), ("390x844", 390, 844), ("740x360", 740, 360),
+         ("1280x800", 1280, 800)]
+
+LAYOUT_JS = """() => {
+  const box = el => { const r = el.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
+  const all = s => [...document.querySelectorAll(s)].filter(el => el.offsetParent !== null).map(box);
+  const one = s => { const el = document.querySelector(s); return el && el.offsetParent !== null ? box(el) : null; };
+  const root = document.scrollingElement;
+  const wide = [...document.querySelectorAll('#room *')].filter(el => el.offsetParent !== null)
+    .filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > innerWidth + 1 || r.left < -1); })
+    .map(el => el.className || el.tagName).slice(0, 5);
+  return {
+    vw: innerWidth, vh: innerHeight, scrollH: root.scrollHeight, scrollW: root.scrollWidth,
+    inHand: !!document.querySelector('#room.in-hand'),
+    hand: one('#hand .my-hand'), tiles: all('#hand .my-hand .mtile'),
+    taps: all('#hand .my-hand button.mtile').concat(all('#actions .claim-buttons button'), all('[data-discard-raised]')),
+    claims: all('#actions .claim-buttons button'), countdown: one('#table .countdown'),
+    handCount: document.querySelectorAll('#hand .my-hand .mtile').length,
+    wide,
+  };
+}"""
+
+
+def inside(b, vw, vh):
+    return b is not None and b["x"] >= -1 and b["y"] >= -1 and b["x"] + b["w"] <= vw + 1 and b["y"] + b["h"] <= vh + 1
+
+
+def overlap(a, b):
+    return (a["x"] + 1 < b["x"] + b["w"] and b["x"] + 1 < a["x"] + a["w"]
+            and a["y"] + 1 < b["y"] + b["h"] and b["y"] + 1 < a["y"] + a["h"])
+
+
+def check_layout(page, size):
+    """The table's promises at this size (a list of what is wrong, empty when all hold)."""
+    name, width, _h = size
+    m = page.evaluate(LAYOUT_JS)
+    problems = []
+    if not m["inHand"]:
+        return problems
+    if m["scrollH"] > m["vh"] + 1 or m["scrollW"] > m["vw"] + 1:
+        problems.append(f"{name}: the page scrolls ({m['scrollW']}x{m['scrollH']} in {m['vw']}x{m['vh']})")
+    if m["wide"]:
+        problems.append(f"{name}: sticks out sideways: {m['wide']}")
+    if not inside(m["hand"], m["vw"], m["vh"]):
+        problems.append(f"{name}: own hand outside the viewport {m['hand']}")
+    for b in m["claims"]:
+        if not inside(b, m["vw"], m["vh"]):
+            problems.append(f"{name}: a claim button outside the viewport {b}")
+    if m["countdown"] is not None and not inside(m["countdown"], m["vw"], m["vh"]):
+        problems.append(f"{name}: the countdown outside the viewport {m['countdown']}")
+    taps = m["taps"]
+    for i, a in enumerate(taps):
+        for b in taps[i + 1:]:
+            if overlap(a, b):
+                problems.append(f"{name}: tap targets overlap {a} {b}")
+                break
+    if width == 360 and m["handCount"] <= 15:
+        narrow = [round(t["w"], 1) for t in m["tiles"] if t["w"] < 40]
+        if narrow:
+            problems.append(f"{name}: hand tiles narrower than 40 px: {narrow}")
+    return problems
+
+
+def shoot_all_sizes(page, label, who):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name, w, h in SIZES:
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(120)
+        page.screenshot(path=str(SHOTS / f"{label}-{name}-{who}.png"))
+
+
+def discard_twice(page, problems, size):
+    """Tap the policy's tile once (it must only rise), then again (it is discarded)."""
+    buttons = page.locator("#hand .my-hand.can-discard button[data-tile]")
+    if not buttons.count():
+        return False
+    try:
+        codes = buttons.evaluate_all("bs => bs.map(b => b.dataset.tile)")
+        wild = parse_tile(page.locator("#table .indicator [data-tile]").first.get_attribute("data-tile", timeout=1000))
+        choice = face_name(choose_discard([parse_tile(c) for c in codes], wild))
+        version = page.locator("#clock").get_attribute("data-hand-version")
+        tile = page.locator(f"#hand .my-hand.can-discard button[data-tile='{choice}']").last
+        tile.tap(timeout=1000) if size[1] < 1000 else tile.click(timeout=1000)
+        page.wait_for_timeout(250)
+        if page.locator("#clock").get_attribute("data-hand-version") != version:
+            problems.append(f"{size[0]}: a single tap discarded")
+        if not page.locator("#hand button.mtile.raised").count():
+            problems.append(f"{size[0]}: a tap did not raise the tile")
+        if page.locator("[data-discard-raised]").is_disabled():
+            problems.append(f"{size[0]}: 出牌 stays disabled with a raised tile")
+        page.locator("[data-discard-raised]").click(timeout=1000)  # 出牌 discards the raised tile
+        return True
+    except Exception:  # the fragment was swapped under us; try again next round
+        return False
+
+
+def test_two_friends_play_a_hand_on_phones(tmp_path):
+    with real_stack(tmp_path, GAME_SEED_BASE="phone-1") as (base, output, _env):
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            try:
+                contexts = [browser.new_context(viewport={"width": 360, "height": 740}, locale="zh-CN",
+                                                is_mobile=True, has_touch=True, device_scale_factor=2)
+                            for _ in range(2)]
+                pages = [c.new_page() for c in contexts]
+                errors = []
+                for pg in pages:
+                    pg.on("pageerror", lambda e: errors.append(str(e)))
+                for i, pg in enumerate(pages):
+                    sign_up(pg, base, f"phone{i}")
+                host = pages[0]
+                host.goto(f"{base}/lobby/")
+                host.check("input[name=players][value='2']")
+                host.select_option("select[name=length]", "hands:4")
+                host.fill("input[name=turn_seconds]", "120")
+                host.fill("input[name=claim_seconds]", "60")
+                host.click("form.room-form button[type=submit]")
+                host.wait_for_url(re.compile(r"/room/\d+/"))
+                invite = host.locator("input.invite-url").first.input_value()
+                pages[1].goto(invite)
+                pages[1].click("main form button[type=submit].primary")
+                pages[1].wait_for_url(host.url)
+                for pg in pages:
+                    wait_connected(pg)
+                for pg in pages:
+                    assert click_if_visible(pg, "#actions button.primary.big"), "no Ready button"
+                for pg in pages:
+                    pg.wait_for_selector("#room.in-hand #hand .my-hand", timeout=15000)
+
+                problems, shot = [], set()
+                step = 0
+                deadline = time.monotonic() + 240
+                while time.monotonic() < deadline:
+                    if all(pg.locator("#result .score-cards").count() for pg in pages):
+                        break
+                    moved = False
+                    for who, pg in enumerate(pages):
+                        size = SIZES[step % len(SIZES)]
+                        pg.set_viewport_size({"width": size[1], "height": size[2]})
+                        mine = pg.locator("#hand .my-hand.can-discard").count() or pg.locator("#actions .claim-buttons").count()
+                        if not mine:
+                            continue
+                        step += 1
+                        pg.wait_for_timeout(80)
+                        problems += check_layout(pg, size)
+                        label = "claim" if pg.locator("#actions .claim-buttons").count() else "turn"
+                        if label not in shot:
+                            shoot_all_sizes(pg, label, who)
+                            shot.add(label)
+                            pg.set_viewport_size({"width": size[1], "height": size[2]})
+                        if (click_if_visible(pg, "#actions button.act-win") or click_if_visible(pg, "#actions button.act-pass")
+                                or discard_twice(pg, problems, size)):
+                            moved = True
+                            pg.wait_for_timeout(60)
+                    if not moved:
+                        pages[0].wait_for_timeout(100)
+                else:
+                    pytest.fail("the hand did not reach the result screen in time\n" + output.text()[-3000:])
+                for who, pg in enumerate(pages):
+                    shoot_all_sizes(pg, "result", who)
+                assert step >= 10, step
+                assert not problems, "\n".join(problems[:20])
+                assert not errors, errors
+            finally:
+                browser.close()
+    assert (SHOTS / "turn-360x740-0.png").exists() or (SHOTS / "turn-360x740-1.png").exists()
