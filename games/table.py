@@ -600,6 +600,7 @@ def _result_context(view, seats, room, hand):
             "net": r["net"][p], "net_beans": moved, "owed_beans": owed[p], "cut": cut,
             "cut_reasons": hand_result.cut_reasons((record.get("reasons") or {}).get(str(p), [])),
         })
+    rows.sort(key=lambda row: (not row["winner"], not row["me"], row["position"]))  # the winner, then you
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
                   "beans": transfer_beans(t["amount"], room.stake), "code": t.get("why", ""),
                   "why": hand_result.payment_reason(t.get("why"))} for t in r["transfers"]]
@@ -688,9 +689,9 @@ FRAGMENT_CONTEXT = {
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline"),
-    "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit"),
+    "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url"),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
-                         "game": {"hands_played": c["game"].hands_played} if c.get("game") else None},
+                         "game": {"hands_played": c["game"].hands_played, "pk": c["game"].pk} if c.get("game") else None},
 }
 
 
