@@ -210,6 +210,7 @@ def _ask(state, events):
     decision = state.rules.pre_hand(state)
     if decision is not None:
         return replace(state, phase=DECIDE, decision=decision, answers=tuple(None for _ in range(state.n))), events
+    state, events = state.rules.before_play(state, events)  # every question answered (Zhuji: draw the wilds)
     if state.phase != DISCARD:
         state = replace(state, phase=DISCARD, decision=None, answers=(), play_from=state.step)
     return state, events
@@ -452,10 +453,12 @@ def _self_kong(state, p, kind, face):
                   seen=seen, step=state.step + 1)
     events = [ev.self_kong(p, kind == A_CKONG, face)]
     if kind == A_AKONG and state.rules.robbing_kong:
-        # 抢杠: the others may win on the added tile (never on a concealed kong)
-        opts = tuple(() if q == p else state.rules.claim_options(new, q, face, True) for q in range(state.n))
+        # 抢杠: the others may win on the added tile (never on a concealed kong); claim_options
+        # sees the window's state (robbing, the added tile as last_discard)
+        window = replace(new, robbing=True, last_discard=face, drawn=None)
+        opts = tuple(() if q == p else state.rules.claim_options(window, q, face, True) for q in range(state.n))
         if any(opts):
-            new = replace(new, phase=CLAIM, robbing=True, last_discard=face, drawn=None, claim_options=opts,
+            new = replace(window, phase=CLAIM, claim_options=opts,
                           claim_responses=tuple(None for _ in range(state.n)), claim_opened=new.step)
             return new, events + [ev.claim_window(q for q in range(state.n) if opts[q])]
     return _draw(new, p, events, from_back=True)

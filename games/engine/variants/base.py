@@ -12,6 +12,7 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 |                                   | `wild(state)`, `white_stands_in`, `stand_in(state)`        |
 | after the deal / a draw (flowers) | `after_deal(state, events)`, `after_draw(state, p, tile, events)` |
 | a question before the first turn  | `pre_hand(state)` -> `Decision` or None; `decided(...)`   |
+| every question answered, play on  | `before_play(state, events)` (wilds drawn after a decision)|
 | may this tile be discarded        | `check_discard(state, p, tile)` -> Illegal or None         |
 | claims on a discard (or on a tile | `claim_options(state, q, tile, last)`, `chow_options`,     |
 | added to a pung: `robbing_kong`)  |                                                            |
@@ -239,6 +240,12 @@ class Variant:
     def decided(self, state, decision, answers: dict):
         """The state once every seat answered `decision` (answers: seat -> value): record it."""
         return state.with_extra(decision.name, tuple(sorted(answers.items())))
+
+    def before_play(self, state, events):
+        """(state, events) once `pre_hand` has nothing more to ask, just before the dealer's first
+        turn (called once a hand; after the deal when nothing is asked). Zhuji draws its wild
+        faces here, after the dealer's contract. Default: nothing."""
+        return state, events
 
     # --- discards and claims ---
     def check_discard(self, state, player, tile):
