@@ -159,9 +159,9 @@ def _vals(**values) -> str:
 
 
 def _recent_moves(hand: Hand) -> tuple:
-    """(action, events, auto) of the hand's last 12 log rows, newest first."""
-    rows = HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto")[:12]
-    return tuple((row.action, row.events, row.auto) for row in rows)
+    """(action, events, auto, seq) of the hand's last 12 log rows, newest first."""
+    rows = HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto", "seq")[:12]
+    return tuple((row.action, row.events, row.auto, row.seq) for row in rows)
 
 
 MOVE_EVENTS = ("discard", "chow", "pung", "kong", "win", "drawn_hand")  # what "last move" names
@@ -171,7 +171,7 @@ def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
     """The latest public move of the hand: who, what, which tile (never a concealed kong's face)."""
     from games.engine.tiles import face_label, parse_tile
 
-    for action, events, auto_row in moves:
+    for action, events, auto_row, seq in moves:
         for ev in reversed(events or []):
             kind = ev.get("type")
             # Only what the engine marks public; of that, the moves (not the deal, not a decision).
@@ -179,7 +179,7 @@ def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
                 continue
             seat = ev.get("seat")
             if kind == "drawn_hand":
-                return {"text": _("流局")}
+                return {"text": _("流局"), "key": seq}
             if kind == "kong" and ev.get("kind") == "concealed":
                 verb, tile = hand_result.action_verb("ckong"), None
             elif kind == "kong" and ev.get("kind") == "added":
@@ -192,7 +192,9 @@ def _last_move(moves: tuple, names: dict, lang: str) -> dict | None:
                 verb, tile = hand_result.action_verb(kind), ev.get("tile")
             label = face_label(parse_tile(tile), lang) if tile else ""
             auto = bool(auto_row) and kind == "discard" and (action or {}).get("seat") == seat
-            return {"name": names.get(seat, ""), "verb": verb, "tile": label, "auto": auto}
+            # seat, kind and key (the log row) let the table flash the move once on that seat
+            return {"name": names.get(seat, ""), "verb": verb, "tile": label, "auto": auto, "seat": seat,
+                    "kind": kind, "key": seq}
     return None
 
 

@@ -43,6 +43,20 @@
 
   // The table while a hand is on fills the screen (.in-hand, static/css/table.css); the ☰ menu
   // opens the drawer (#room-menu). The server sets .in-hand on load; each swap may change it.
+  // A move is animated once (the discard dropping into its river, the called word flashing on
+  // the caller's seat): [data-once] elements get .animate the first time their key is seen. A
+  // page that (re)loads marks what it finds as seen without animating it.
+  var seenMoves = {};
+  function animateNew(quiet) {
+    var items = document.querySelectorAll("[data-once]");
+    for (var i = 0; i < items.length; i++) {
+      var key = items[i].getAttribute("data-once");
+      if (seenMoves[key]) continue;
+      seenMoves[key] = true;
+      if (!quiet) items[i].classList.add("animate");
+    }
+  }
+
   function syncLayout() {
     var r = room();
     if (!r) return;
@@ -92,6 +106,7 @@
     var r = room();
     if (r) r.classList.remove("sending");
     syncLayout();
+    animateNew(false);
     syncClock();
     tick();
     clearSoon();
@@ -186,6 +201,6 @@
     located = null;
   });
 
-  document.addEventListener("DOMContentLoaded", function () { syncLayout(); syncClock(); tick(); });
+  document.addEventListener("DOMContentLoaded", function () { syncLayout(); animateNew(true); syncClock(); tick(); });
   setInterval(tick, 250);
 })();
