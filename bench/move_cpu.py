@@ -178,8 +178,11 @@ class Seat:
         self.user = user
         self.page = {}
 
-    def take(self, fragments):
+    def take(self, fragments, clock=""):
+        """Keep the page; return the bytes the consumer would send (the clock + changed fragments)."""
+        changed = [html for name, html in fragments.items() if self.page.get(name) != html]
         self.page.update(fragments)
+        return len((clock + "".join(changed)).encode())
 
     def choose(self):
         from live import ws_values
@@ -205,13 +208,19 @@ def render_all(room_id, seats, version=None, lang="zh"):
     render = getattr(consumers, "_render_seat", None) or table.seat_fragments
     takes_version = "version" in inspect.signature(render).parameters
     for s in seats:
+        t0 = time.perf_counter()
         if takes_version:
             out = db_call(render, room_id, s.user, lang, "http://127.0.0.1", version)
         else:
             out = db_call(render, room_id, s.user, lang, "http://127.0.0.1")
+        SEAT_RENDER_MS.append(1000 * (time.perf_counter() - t0))
         if out is None:
             raise RuntimeError("a seat lost its place")
-        s.take(out[2])
+        SEAT_BYTES.append(s.take(out[2], out[1]))
+
+
+SEAT_RENDER_MS = []  # wall time of one seat's fragments (seat_fragments through db_call)
+SEAT_BYTES = []  # bytes one seat's socket is sent for one update (the clock + changed fragments)
 
 
 class Sample:
@@ -330,6 +339,12 @@ def main(argv=None):
           f"connections opened {mean('connections'):.1f}; render_to_string {mean('renders'):.1f}, "
           f"Template.render {mean('template_renders'):.1f}; engine (apply + seat_view) {mean('engine', 1000):.2f} ms")
     print(f"  celery calls dropped: {meter.scheduled}")
+    if SEAT_RENDER_MS:
+        r = sorted(SEAT_RENDER_MS)
+        b = sorted(SEAT_BYTES)
+        print(f"  one seat's fragments: render median {statistics.median(r):.2f} ms, p90 {r[int(len(r) * .9)]:.2f} ms; "
+              f"sent per update per socket median {statistics.median(b) / 1000:.1f} kB, mean {statistics.fmean(b) / 1000:.1f} kB, "
+              f"p90 {b[int(len(b) * .9)] / 1000:.1f} kB")
 
     if args.profile:
         profiler = cProfile.Profile()
