@@ -47,6 +47,16 @@ LAYOUT_JS = """() => {
 }"""
 
 
+NARROW_JS = """() => ({
+  scrollW: document.scrollingElement.scrollWidth,
+  squeezed: [...document.querySelectorAll('main td, main th, main span, main a, main b')]
+    .filter(el => el.offsetParent !== null && el.children.length === 0 && el.textContent.trim().length >= 3)
+    .filter(el => { const r = el.getBoundingClientRect(); const line = parseFloat(getComputedStyle(el).lineHeight) || 20;
+                    return r.height > 2.5 * line && r.width < 3 * parseFloat(getComputedStyle(el).fontSize); })
+    .map(el => el.textContent.trim().slice(0, 12)).slice(0, 5),
+})"""
+
+
 def inside(b, vw, vh):
     return b is not None and b["x"] >= -1 and b["y"] >= -1 and b["x"] + b["w"] <= vw + 1 and b["y"] + b["h"] <= vh + 1
 
@@ -184,6 +194,22 @@ def test_two_friends_play_a_hand_on_phones(tmp_path):
                     pytest.fail("the hand did not reach the result screen in time\n" + output.text()[-3000:])
                 for who, pg in enumerate(pages):
                     shoot_all_sizes(pg, "result", who)
+                # the history pages fit a 360 px phone: no sideways scrolling, no word broken one
+                # character per line
+                phone = pages[0]
+                phone.set_viewport_size({"width": 360, "height": 640})
+                for path, label in (("/history/", "history"), (phone.locator("#result a[href*='/history/']").first.get_attribute("href")
+                                                             if phone.locator("#result a[href*='/history/']").count() else None, "history-game")):
+                    if not path:
+                        continue
+                    phone.goto(base + path)
+                    phone.wait_for_load_state()
+                    phone.screenshot(path=str(SHOTS / f"{label}-360x640.png"), full_page=True)
+                    fit = phone.evaluate(NARROW_JS)
+                    if fit["scrollW"] > 361:
+                        problems.append(f"{label}: scrolls sideways ({fit['scrollW']} px)")
+                    if fit["squeezed"]:
+                        problems.append(f"{label}: text squeezed to a character per line: {fit['squeezed']}")
                 assert step >= 10, step
                 assert not problems, "\n".join(problems[:20])
                 assert not errors, errors
