@@ -85,7 +85,7 @@
         ctx = new AC();
         var limiter = ctx.createDynamicsCompressor();
         master = ctx.createGain();
-        master.gain.value = 0.5;
+        master.gain.value = 0.8;
         master.connect(limiter);
         limiter.connect(ctx.destination);
       } catch (e) { ctx = null; return; }
@@ -148,7 +148,7 @@
     // a rising two-note chime
     turn: function (t) { tone(t, 659.25, 0.16, { type: "triangle", gain: 0.3 }); tone(t + 0.12, 987.77, 0.4, { gain: 0.3 }); },
     // a claim is offered to me: two quick bright blips
-    prompt: function (t) { tone(t, 1174.7, 0.07, { type: "square", gain: 0.07 }); tone(t + 0.1, 1174.7, 0.1, { type: "square", gain: 0.07 }); },
+    prompt: function (t) { tone(t, 1174.7, 0.07, { type: "square", gain: 0.25 }); tone(t + 0.1, 1174.7, 0.1, { type: "square", gain: 0.25 }); },
     // a tile put down: a click and a low knock
     discard: function (t) { noise(t, 0.045, 2600, 1.4, 0.9); tone(t, 190, 0.07, { type: "triangle", gain: 0.35, to: 95 }); },
     // 吃: a light step up
@@ -165,8 +165,8 @@
       [523.25, 659.25, 783.99].forEach(function (f) { tone(t + 0.4, f, 0.9, { gain: 0.14, attack: 0.02 }); });
     },
     // the last seconds of my timer (the last one higher)
-    tick: function (t) { tone(t, 1568, 0.035, { type: "square", gain: 0.06 }); },
-    tock: function (t) { tone(t, 2093, 0.05, { type: "square", gain: 0.08 }); }
+    tick: function (t) { tone(t, 1568, 0.035, { type: "square", gain: 0.3 }); },
+    tock: function (t) { tone(t, 2093, 0.05, { type: "square", gain: 0.4 }); }
   };
 
   function play(names) { // [name, ...] one after another, a little apart
