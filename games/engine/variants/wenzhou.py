@@ -163,8 +163,10 @@ def analyse(concealed, melds, win, wild, self_drawn: bool) -> Readings:
                 sets |= a
                 pungs |= all_pung_melds and pp
                 # every wild read as its own face: c holds no wild tile (a white read as the
-                # wild's face is in c), so c[x] counts the non-wild tiles of face x
-                h, _ = _discard_sets(natural, 0, x, c[x])
+                # wild's face is in c), so c[x] counts the non-wild tiles of face x. When x is
+                # the wild's face (a discarded white read as it), two wilds are a pair of x too
+                # (not 财神马: the winning tile is not in it)
+                h, _ = _discard_sets(natural, 0, x, max(c[x], jokers) if x == wild else c[x])
                 hard |= h
                 if not a and is_complete(c, jokers):
                     cm = True
