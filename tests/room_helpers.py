@@ -51,10 +51,13 @@ def make_user(name):
     return user
 
 
-def make_room(players=4, length=4, seed=True, settings=None):
-    """A full room of `players` users (host at position 0). Returns (room, {position: user})."""
+def make_room(players=4, length=4, seed=True, settings=None, variant=None):
+    """A full room of `players` users (host at position 0). Returns (room, {position: user}).
+    variant / settings: the room's variant (default: the site's) and its own settings
+    (e.g. variant="wenzhou", settings={"odd_base": False})."""
     host = make_user("host")
-    room = services.create_room(host, players=players, length=length)
+    extra = {k: v for k, v in (("variant", variant), ("settings", settings)) if v is not None}
+    room = services.create_room(host, players=players, length=length, **extra)
     for i in range(1, players):
         services.join_room(make_user(f"guest{i}"), room.token)
     users = {s.position: s.user for s in Seat.objects.filter(room=room).select_related("user")}
@@ -242,3 +245,20 @@ def choose(buttons: list[dict], rng, prefer=("win",)):
             if b["action"] == kind:
                 return b
     return rng.choice(hand_buttons) if hand_buttons else None
+
+
+def decide_buttons(buttons: list[dict]) -> dict:
+    """{"yes": vals, "no": vals} of the 买底/顶底 buttons among `buttons` (a Player.buttons() list)."""
+    return {b["value"]: b for b in buttons if b.get("action") == "decide"}
+
+
+ACT_BUTTON = re.compile(r'<button[^>]*\sclass="act act-([\w-]+)"[^>]*\sws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
+
+
+def act_buttons(html: str) -> dict:
+    """{kind: [hx-vals, ...]} of the `.act.act-<kind>` buttons of `html` (e.g. "decide-yes",
+    "decide-no", "win", "pass"), each as the JSON it would send."""
+    out = {}
+    for kind, a, b in ACT_BUTTON.findall(html):
+        out.setdefault(kind, []).append(json.loads(htmllib.unescape(a or b)))
+    return out

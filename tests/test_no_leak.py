@@ -10,18 +10,30 @@ every seat:
     every river + the indicator, + the discard on offer in a claim window;
   - there are no more face-down tiles than the others' concealed kongs.
 Once a hand ends every hand is shown on the result screen, so the checks stop there.
+
+The same runs over whole Wenzhou (温州麻将) hands, which open with questions (买底, then 顶底):
+while a question is open nobody's answer is shown to anyone else before every asked seat has
+answered. Independently of the templates, each seat's engine view is the same whatever the others
+answered so far; on every message and page the badges (庄家买底, "<name> 顶底") are exactly the
+public ones (a carried obligation, or a question already settled), and a seat has answer buttons
+only while it is itself asked.
 """
 
 import random
+import re
+from dataclasses import replace
 
 import pytest
 from django.test import Client
 
+from games import consumers
 from games.engine import game as engine
-from games.models import Hand, HandEvent
+from games.engine.view import seat_view
+from games.models import Hand, HandEvent, Seat
 
 from room_helpers import (
-    act, choose, current_hand, db, face_down, make_room, press, run, start, sync_all, tiles_in, visible_tiles,
+    act, choose, current_hand, db, decide_buttons, face_down, make_room, press, run, start, sync_all, tiles_in,
+    visible_tiles,
 )
 
 # reset_sequences: the room is #1 whatever ran before, so its seeded walls (GAME_SEED_BASE:room:hand) are fixed
@@ -61,12 +73,15 @@ def logged_in(user):
     return client
 
 
-def check_messages(player, hand, cache, checked):
-    """Every message not yet checked shows only tiles visible at the version it was rendered at."""
-    import re
-
+def check_messages(player, hand, cache, checked, names=None):
+    """Every message not yet checked shows only tiles visible at the version it was rendered at
+    (and, with `names`, only the public answers to the questions before a Wenzhou hand)."""
     for message in player.messages[checked:]:
         m = re.search(r'data-hand-version="(\d+)"', message)
+        if names is not None and m and int(m.group(1)) <= hand.version:
+            state = state_at(hand, int(m.group(1)), cache)
+            if state.phase != engine.ENDED:
+                check_answers(message, state, player.position, names)
         if "data-tile" not in message:
             continue
         assert m, "a message with tiles but no version"
@@ -80,11 +95,81 @@ def check_messages(player, hand, cache, checked):
     return len(player.messages)
 
 
-@pytest.mark.parametrize("n, hands, seed", [(2, 2, 1), (3, 2, 2), (4, 2, 3)])
-def test_no_seat_sees_hidden_tiles(settings, n, hands, seed):
-    settings.GAME_SEED_BASE = f"leak-{n}"
-    room, users = make_room(players=n, length=4)
+# --- the questions before a Wenzhou hand (买底 / 顶底): answers stay private until all are in ----
+
+BADGE = re.compile(r'<span class="badge (bought|topped)">([^<]*)</span>')
+
+
+def public_answers(state):
+    """Independently of the site: (dealer bought?, {seats that top}) as every seat may know them
+    in `state`: what the carry obliges, and a question's answers once every asked seat answered
+    (the engine keeps settled answers as extras "buy" / "top"; an open one only in state.answers)."""
+    bought = bool(state.get_extra("bought", False)) or "yes" in dict(state.get_extra("buy", ()) or ()).values()
+    topped = set(state.get_extra("topped", ()) or ())
+    topped |= {q for q, v in (state.get_extra("top", ()) or ()) if v == "yes"}
+    return bought, topped
+
+
+def check_answers(html, state, me, names):
+    """`html` (a message or a page of seat `me`) shows only the public answers: the badges are
+    exactly the public ones (where the table shows the hand's stakes), and answer buttons only
+    while `me` itself is asked."""
+    bought, topped = public_answers(state)
+    badges = BADGE.findall(html)
+    if '<section id="table" class="table' in html:
+        assert 'id="hand-stakes"' in html, (me, state.step, "the table shows no base")
+    if 'id="hand-stakes"' in html:
+        want = ([("bought", "庄家买底")] if bought else []) + [("topped", f"{names[q]} 顶底") for q in sorted(topped)]
+        assert sorted(badges) == sorted(want), (me, state.step, badges, want)
+    else:
+        assert not badges, (me, state.step, badges)
+    asked = state.phase == engine.DECIDE and me in engine.waiting_player(state)
+    if not asked:
+        assert '&quot;decide&quot;' not in html and '"action": "decide"' not in html, (me, state.step)
+
+
+def check_view_hides_answers(state):
+    """In an open question, what each seat is shown (its engine view) is the same whatever the
+    OTHER asked seats answered so far (each answer flipped, one at a time and all together)."""
+    if state.phase != engine.DECIDE:
+        return
+    d = state.decision
+    for me in range(state.n):
+        others = [q for q in d.seats if q != me and state.answers[q] is not None]
+        if not others:
+            continue
+        base = seat_view(state, me)
+        flips = [[q] for q in others] + ([others] if len(others) > 1 else [])
+        for group in flips:
+            answers = list(state.answers)
+            for q in group:
+                answers[q] = next(c for c in d.choices if c != answers[q])
+            assert seat_view(replace(state, answers=tuple(answers)), me) == base, (me, group, state.step)
+
+
+def seat_names(room_id):
+    return {s.position: s.user.profile.nickname for s in Seat.objects.filter(room_id=room_id).select_related("user__profile")}
+
+
+# (variant, players, hands, seed): Taizhou; Wenzhou with its questions before each hand (the second
+# hand of a table carries the first's streak / base and obligations)
+CASES = [
+    ("taizhou", 2, 2, 1), ("taizhou", 3, 2, 2), ("taizhou", 4, 2, 3),
+    ("wenzhou", 2, 2, 4), ("wenzhou", 3, 1, 5), ("wenzhou", 4, 2, 6),
+]
+
+
+@pytest.mark.parametrize("variant, n, hands, seed", CASES, ids=[f"{v}-{n}p" for v, n, _h, _s in CASES])
+def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, seed):
+    settings.GAME_SEED_BASE = f"leak-{n}" if variant == "taizhou" else f"leak-{variant}-{n}"
+    # the test presses far faster than anyone could: the socket's flood limit is not under test here
+    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000)
+    wenzhou = variant == "wenzhou"
+    room, users = make_room(players=n, length=4, **({"variant": variant, "settings": {"odd_base": False}}
+                                                     if wenzhou else {}))
     clients = {p: logged_in(u) for p, u in users.items()}
+    names = seat_names(room.pk) if wenzhou else None
+    asked = []  # (hand number, question, seats asked) of every question the Wenzhou hands asked
 
     async def scenario():
         players = await start(room, users)
@@ -99,22 +184,38 @@ def test_no_seat_sees_hidden_tiles(settings, n, hands, seed):
                 state = await db(state_at, hand, hand.version, cache)
                 if hand.status != Hand.PLAYING:
                     break
+                deciding = state.phase == engine.DECIDE
+                if deciding:
+                    check_view_hides_answers(state)
+                    if state.decision.seats and all(state.answers[q] is None for q in state.decision.seats):
+                        asked.append((number, state.decision.name, state.decision.seats))
                 for p in players:
                     q = p.position
-                    checked[q] = await db(check_messages, p, hand, cache, checked[q])
+                    checked[q] = await db(check_messages, p, hand, cache, checked[q], names)
                     visible = visible_tiles(state, q)
                     assert tiles_in(p.html()) == visible, (number, step, q)
                     assert p.html().count('class="mtile back') == face_down(state, q)
-                    if step % 2 == 0 or state.phase == engine.CLAIM:
+                    if wenzhou:
+                        check_answers(p.html(), state, q, names)
+                    if step % 2 == 0 or state.phase == engine.CLAIM or deciding:
                         page = await db(page_html, clients[q], room.pk)
                         assert tiles_in(page) == visible, (number, step, q, "page")
                         assert page.count('class="mtile back') == face_down(state, q)
-                waiting = engine.waiting_player(state)[0]
-                await press(players, room.pk, players[waiting], choose(players[waiting].buttons(), rng))
+                        if wenzhou:
+                            check_answers(page, state, q, names)
+                if deciding:  # any seat still asked answers, yes or no (seeded)
+                    waiting = rng.choice(engine.waiting_player(state))
+                    offered = decide_buttons(players[waiting].buttons())
+                    assert set(offered) == set(state.decision.choices), (waiting, offered)
+                    button = offered[rng.choice(sorted(offered))]
+                else:
+                    waiting = engine.waiting_player(state)[0]
+                    button = choose(players[waiting].buttons(), rng)
+                await press(players, room.pk, players[waiting], button)
             else:
                 pytest.fail("the hand did not end")
             for p in players:
-                checked[p.position] = await db(check_messages, p, hand, cache, checked[p.position])
+                checked[p.position] = await db(check_messages, p, hand, cache, checked[p.position], names)
             if number < hands:
                 for p in players:
                     await act(players, room.pk, p, {"action": "ready"})
@@ -123,3 +224,6 @@ def test_no_seat_sees_hidden_tiles(settings, n, hands, seed):
             await p.comm.disconnect()
 
     run(scenario)
+    if wenzhou:  # the hands did go through the questions, with several seats asked to top
+        assert any(name == "buy" for _n, name, _s in asked), asked
+        assert any(name == "top" and len(seats) == n - 1 for _n, name, seats in asked), asked
