@@ -265,3 +265,22 @@ def test_commands_for_a_decision_are_checked_on_the_socket_path():
 
 def test_command_for_carries_the_choice():
     assert command_for(engine.Action("decide", 0, value="no")) == {"action": "decide", "value": "no"}
+
+
+def test_answers_to_one_question_given_at_once_both_count(wenzhou_room):
+    """Two non-dealers tap 顶底 / 不顶 on the same screen (version): neither is refused as stale;
+    an answer from the screen of the earlier question (买底) still is."""
+    room = wenzhou_room
+    hand = _deal(room)
+    users = users_by_position(room)
+    assert services.play(hand.pk, users[0], {"action": "decide", "value": "no"}, hand.version).ok
+    hand.refresh_from_db()
+    seen = hand.version
+    assert services.play(hand.pk, users[1], {"action": "decide", "value": "yes"}, seen).ok
+    assert services.play(hand.pk, users[2], {"action": "decide", "value": "no"}, seen).ok
+    assert services.play(hand.pk, users[3], {"action": "decide", "value": "no"}, seen - 1).code == "stale"
+    hand.refresh_from_db()
+    assert services.play(hand.pk, users[3], {"action": "decide", "value": "no"}, hand.version).ok
+    hand.refresh_from_db()
+    state = services.hand_state(hand)
+    assert state.phase == engine.DISCARD and state.rules.topped(state) == (1,)

@@ -70,9 +70,15 @@ def is_stale(state, current: int, seen: int) -> bool:
     """Was the player's view (hand version `seen`) overtaken? On one's turn the view must be the
     current one. Answers to a claim window are judged against that window: every version since
     the discard that opened it shows the same question, so another player's answer in the
-    meantime does not make yours stale (the engine refuses a second answer by the same seat)."""
+    meantime does not make yours stale (the engine refuses a second answer by the same seat).
+    Answers to a question before the hand (顶底) are judged the same way."""
     if seen == current:
         return False
+    if state.phase == engine.DECIDE:
+        # several seats answer one question (顶底) at once: every answer given so far moved the
+        # version on, and each since the question opened shows the same question
+        opened = current - sum(a is not None for a in state.answers)
+        return not opened <= seen <= current
     return not (state.phase == engine.CLAIM and state.claim_opened <= seen <= current)
 
 
