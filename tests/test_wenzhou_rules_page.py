@@ -8,7 +8,7 @@ import pytest
 RULES = "/rules/wenzhou/"
 SPEC = Path("/work/shared/rules/wenzhou.md")  # outside the repository: absent on a clean clone (CI)
 SECTIONS = ("open", "table", "wilds", "play", "win", "kinds", "pay", "limits", "contract", "decisions")
-SITE_DECISIONS = [f"W-S{n}" for n in range(1, 9)]
+SITE_DECISIONS = [f"W-S{n}" for n in range(1, 11)]
 
 
 def _zh(client):
