@@ -55,7 +55,7 @@ from ..tiles import (
     face_name,
     parse_tile,
 )
-from ..winning import is_complete
+from ..winning import MAX_JOKERS, is_complete
 from .base import Decision, Result, RoomOptions, Setting, Variant
 
 VARIANT_ID = "zhuji"
@@ -244,6 +244,19 @@ def meld_profile(melds, seat: str) -> tuple:
     return prof
 
 
+NO_HONOURS = (0,) * 7
+
+
+def complete(counts, jokers: int) -> bool:
+    """Do natural `counts` + `jokers` wilds make whole sets and one pair? winning.is_complete
+    fills at most MAX_JOKERS gaps with wilds; Zhuji has up to eight, so a hand with more is asked
+    of the arrangement search."""
+    if jokers <= MAX_JOKERS:
+        return is_complete(counts, jokers)
+    return any(left >= (0 if pu else 2) and (left - (0 if pu else 2)) % 3 == 0
+               for _, left, pu in _arrangements(tuple(counts), jokers, False, NO_HONOURS))
+
+
 def _split(tiles, wilds):
     counts = [0] * NUM_FACES
     jokers = 0
@@ -259,7 +272,7 @@ def best_tai(tiles, melds, wilds, seat: str):
     """(台 of the shape, colour and sets, the best profile) of concealed `tiles` (the winning
     one included) with shown `melds`, or (None, None) when they are no four sets + a pair."""
     counts, jokers = _split(tiles, wilds)
-    if not is_complete(list(counts), jokers):
+    if not complete(counts, jokers):
         return None, None
     prof = _best(counts, jokers, meld_profile(melds, seat), honor_values(seat))
     return profile_tai(prof), prof
@@ -276,7 +289,7 @@ def single_wait(concealed, melds, wilds) -> bool:
             continue
         c = list(counts)
         c[f] += 1
-        if is_complete(c, jokers):
+        if complete(c, jokers):
             found += 1
             if found > 1:
                 return False
@@ -715,7 +728,7 @@ class Zhuji(Variant):
         alone = None  # a face with no natural tile near it can only go with wilds: one answer for all
         for f in range(NUM_FACES):
             if f in wilds:
-                ok = is_complete(counts, jokers + 1)
+                ok = complete(counts, jokers + 1)
             else:
                 near = (f,) if f >= EAST else range(max(f - 2, f // 9 * 9), min(f + 2, f // 9 * 9 + 8) + 1)
                 isolated = not any(counts[k] for k in near)
@@ -723,7 +736,7 @@ class Zhuji(Variant):
                     ok = alone
                 else:
                     counts[f] += 1
-                    ok = is_complete(counts, jokers)
+                    ok = complete(counts, jokers)
                     counts[f] -= 1
                     if isolated:
                         alone = ok
@@ -756,7 +769,7 @@ class Zhuji(Variant):
         台 they need, 杠开 counted on their own turn after a replacement draw."""
         if player is None:
             counts, jokers = _split(tiles, self.wild_faces(state))
-            return is_complete(list(counts), jokers)
+            return complete(counts, jokers)
         kong_rep = player == state.turn and state.after_kong and state.drawn is not None
         return self.wins_with(state, player, list(tiles), kong_replacement=kong_rep)
 
