@@ -245,6 +245,9 @@ def meld_profile(melds, seat: str) -> tuple:
 
 
 NO_HONOURS = (0,) * 7
+# the faces a tile may share a set with: itself for an honour, two either side in its suit
+NEIGHBOURS = tuple((f,) if f >= EAST else tuple(range(max(f - 2, f // 9 * 9), min(f + 2, f // 9 * 9 + 8) + 1))
+                   for f in range(NUM_FACES))
 
 
 def complete(counts, jokers: int) -> bool:
@@ -724,14 +727,17 @@ class Zhuji(Variant):
         wilds = self.wild_faces(state)
         counts, jokers = _split(tiles, wilds)
         counts = list(counts)
+        near = set()
+        for t in range(NUM_FACES):
+            if counts[t]:
+                near.update(NEIGHBOURS[t])
         out = []
         alone = None  # a face with no natural tile near it can only go with wilds: one answer for all
         for f in range(NUM_FACES):
             if f in wilds:
                 ok = complete(counts, jokers + 1)
             else:
-                near = (f,) if f >= EAST else range(max(f - 2, f // 9 * 9), min(f + 2, f // 9 * 9 + 8) + 1)
-                isolated = not any(counts[k] for k in near)
+                isolated = f not in near
                 if isolated and alone is not None:
                     ok = alone
                 else:
