@@ -14,10 +14,6 @@ from .tiles import NUM_FACES, WHITE
 MAX_JOKERS = 4
 
 
-def _bit(ju, pair):
-    return 1 << (ju * 2 + pair)
-
-
 def _take(counts: tuple, faces) -> tuple:
     """Remove one real tile of each face where there is one; count the wilds that fill the rest."""
     c = list(counts)
@@ -45,6 +41,11 @@ def set_takes(counts: tuple, i: int, pair_ok: bool, chows: bool):
     return out
 
 
+# bit 2*j + p stands for (j wilds, p pairs): FULL keeps j <= MAX_JOKERS, EVEN the bits with p = 0
+FULL = (1 << (2 * MAX_JOKERS + 2)) - 1
+EVEN = sum(1 << (2 * j) for j in range(MAX_JOKERS + 1))
+
+
 @lru_cache(maxsize=None)
 def _part_mask(counts: tuple, honor: bool, pair_ok: bool = True) -> int:
     """Bitmask over (jokers needed ju, pair used) for splitting `counts` into whole sets."""
@@ -52,39 +53,26 @@ def _part_mask(counts: tuple, honor: bool, pair_ok: bool = True) -> int:
     if i < 0:
         return 1  # (0, 0)
     out = 0
-    options = [(rest, need, kind == "pair") for kind, lo, rest, need in set_takes(counts, i, pair_ok, not honor)]
-    for rest, need, is_pair in options:
-        sub = _part_mask(rest, honor, pair_ok and not is_pair)
-        b = 0
-        while sub:
-            if sub & 1:
-                ju, pr = divmod(b, 2)
-                ju += need
-                if ju <= MAX_JOKERS:
-                    out |= _bit(ju, pr | is_pair)
-            sub >>= 1
-            b += 1
-    return out
+    for kind, lo, rest, need in set_takes(counts, i, pair_ok, not honor):
+        if kind == "pair":
+            # the rest has no pair (bits with p = 0): adding (need, 1) is a shift by 2*need + 1
+            out |= _part_mask(rest, honor, False) << (2 * need + 1)
+        else:
+            out |= _part_mask(rest, honor, pair_ok) << (2 * need)
+    return out & FULL
 
 
 def _combine(a: int, b: int) -> int:
+    """The (wilds, pairs) of two parts together: bit i of a and bit k of b give bit i + k (wilds
+    and pairs add up), kept when there is at most one pair and at most MAX_JOKERS wilds."""
     out = 0
     i = 0
     while a:
         if a & 1:
-            ja, pa = divmod(i, 2)
-            bb = b
-            k = 0
-            while bb:
-                if bb & 1:
-                    jb, pb = divmod(k, 2)
-                    if pa + pb <= 1 and ja + jb <= MAX_JOKERS:
-                        out |= _bit(ja + jb, pa + pb)
-                bb >>= 1
-                k += 1
+            out |= (b if not i & 1 else b & EVEN) << i
         a >>= 1
         i += 1
-    return out
+    return out & FULL
 
 
 _PARTS = ((0, 9, False), (9, 18, False), (18, 27, False), (27, 34, True))

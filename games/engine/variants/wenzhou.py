@@ -151,24 +151,29 @@ def analyse(concealed, melds, win, wild, self_drawn: bool) -> Readings:
                 c[WHITE] += whites - k
             if x is not None:
                 c[x] += 1
-            natural = list(c)  # every wild read as its own face
-            natural[wild] += jokers
-            if self_drawn or x is None:
-                a = is_complete(c, jokers)
-                sets |= a
-                hard |= is_complete(natural, 0)
-                pungs |= all_pung_melds and pungs_and_pair(c, jokers)
+            # every reading below is also a reading of is_complete(c, jokers) (sets + a pair,
+            # 财神马 included): without one there is nothing more to ask
+            if not is_complete(c, jokers):
+                pass
+            elif self_drawn or x is None:
+                sets = True
+                natural = list(c)  # every wild read as its own face
+                natural[wild] += jokers
+                hard = hard or is_complete(natural, 0)
+                pungs = pungs or (all_pung_melds and pungs_and_pair(c, jokers))
             else:
                 a, pp = _discard_sets(c, jokers, x, c[x])
                 sets |= a
                 pungs |= all_pung_melds and pp
-                # every wild read as its own face: c holds no wild tile (a white read as the
-                # wild's face is in c), so c[x] counts the non-wild tiles of face x. When x is
-                # the wild's face (a discarded white read as it), two wilds are a pair of x too
-                # (not 财神马: the winning tile is not in it)
-                h, _ = _discard_sets(natural, 0, x, max(c[x], jokers) if x == wild else c[x])
-                hard |= h
-                if not a and is_complete(c, jokers):
+                if a and not hard:
+                    natural = list(c)  # every wild read as its own face
+                    natural[wild] += jokers
+                    # c holds no wild tile (a white read as the wild's face is in c), so c[x]
+                    # counts the non-wild tiles of face x. When x is the wild's face (a
+                    # discarded white read as it), two wilds are a pair of x too (not 财神马:
+                    # the winning tile is not in it)
+                    hard, _ = _discard_sets(natural, 0, x, max(c[x], jokers) if x == wild else c[x])
+                if not a:
                     cm = True
             if not melds and n_concealed == 17:
                 p = eight_pairs(c, jokers)
