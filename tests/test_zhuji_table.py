@@ -274,6 +274,17 @@ def test_a_passed_pung_waits_for_the_next_draw():
     assert st.turn == 3 and "pung" in st.rules.claim_options(st, 2, T("5m"), False)
 
 
+def test_a_passed_pung_still_allows_a_kong():
+    """Z-S5: the restriction is on pungs only: holding three, the player who passed may still
+    kong that face (the rule asked directly: all four tiles are in play here)."""
+    hands = {0: "147m258p369s1236z5m", 1: JUNK1, 2: "555m258p258s247z1s", 3: JUNK3}
+    st = zj(hands)
+    st, _ = play(st, A("discard", 0, "5m"))
+    assert claims(st) == {2: ["pung", "kong"]}
+    st, _ = play(st, A("pass", 2))
+    assert st.turn == 1 and st.rules.claim_options(st, 2, T("5m"), False) == ("kong",)
+
+
 def test_a_chow_instead_of_a_pung_declines_the_pung():
     """Z-S5: the lower player, offered pung and chow, chows: the pung of that face waits."""
     hands = {0: "147m258p369s1236z5m", 1: "4556m147p147s147z", 2: JUNK2, 3: JUNK3}
@@ -411,6 +422,17 @@ def test_gangkai():
     st, _ = play(st, A("win", 0))
     s = st.result.scores[0]
     assert s.items == (("屁胡", 0), ("杠开", 1)) and st.result.net == (6, -2, -2, -2)
+
+
+def test_a_win_on_the_dealt_hand():
+    """天胡: the dealer wins on the dealt fourteen (平胡 1 + 无财 1 = 2 台, self-drawn: 2w = 4
+    from each); Z-S11: the highest natural tile (9s) is shown as the winning one."""
+    hands = {0: "123m456p789s234s55s", 1: JUNK1, 2: JUNK2, 3: JUNK3}
+    st = zj(hands, wilds="1z")
+    assert st.step == st.play_from and A("win", 0) in legal_actions(st, 0)
+    st, events = play(st, A("win", 0))
+    assert st.result.win_tile == T("9s") and events[-1]["tile"] == "9s"
+    assert st.result.net == (12, -4, -4, -4)
 
 
 # --- 包 targets and payments at the table (§4, §5) ---------------------------------------------

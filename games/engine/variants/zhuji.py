@@ -32,6 +32,8 @@ The site's rulings (DECISION comments below; published as Z-S1…):
 - Z-S9  settle_hands refuses a dealer's 包 win below the target (score_hands does too).
 - Z-S10 the escape penalty (Z-D11) is 30 units shared equally (10 each of three, 15 each of
         two, 30 to the one other player).
+- Z-S11 a dealer's win on the dealt fourteen (天胡): the highest natural tile is the winning
+        one; 独 is judged on the other thirteen.
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ ESCAPE_UNITS = 30  # §3 / Z-D11: 逃跑 costs 30 × unit
 LANGS = ("en", "zh")
 HONOR_BIT = 8
 
-# the 台 items (§4), named by the spec's terms (Z-S7); their English words for the site
+# DECISION (Z-S7): the 台 items are named by the spec's terms (§8's example) in either language;
+# their English words, for the site
 ITEM_EN = {
     "平胡": "all chows",
     "碰碰胡": "all pungs",
@@ -154,7 +157,9 @@ def _arrangements(counts: tuple, jokers: int, pair_used: bool, hv: tuple) -> fro
     """Every (profile, jokers left, pair used) of splitting the natural tiles `counts` into sets
     and at most one pair, wilds filling gaps (the lowest natural tile's set is chosen, its other
     slots taking natural tiles where there are some: swapping a wild for an equal natural tile
-    changes no set, so this reaches every arrangement)."""
+    changes no set, so this reaches every arrangement). DECISION (Z-S3): a wild may stand for
+    any face, even a fifth tile of a face (no count is checked), as Taizhou and Wenzhou read
+    "any tile"."""
     i = next((k for k in range(NUM_FACES) if counts[k]), -1)
     if i < 0:
         return frozenset({(EMPTY, jokers, pair_used)})
@@ -659,7 +664,9 @@ class Zhuji(Variant):
 
     # --- claims (§3) ---
     def exhausted(self, state) -> bool:
-        """The last draw is done: the wall is empty (翻) or down to 26 tiles (包, Z-S6)."""
+        """The last draw is done: the wall is empty (翻) or down to 26 tiles (包). DECISION
+        (Z-S6): in 包 the draw that leaves 26 tiles is the last; that tile may win self-drawn, its
+        discard may be won on (and not claimed otherwise), as at the end of the wall in 翻."""
         return len(state.wall) <= (BAO_RESERVE if self.mode(state) == "bao" else 0)
 
     def passed_pungs(self, state, player) -> tuple:
@@ -780,7 +787,8 @@ class Zhuji(Variant):
         return self.wins_with(state, player, list(tiles), kong_replacement=kong_rep)
 
     def opening_win_tile(self, state, player):
-        """天胡: nothing was drawn; the highest non-wild tile is shown as the winning one."""
+        """天胡: nothing was drawn. DECISION (Z-S11): the highest natural tile is shown as the
+        winning one (as in Taizhou), and 独 is judged on the other thirteen."""
         hand = state.hands[player]
         natural = [t for t in hand if not self.is_wild(state, t)]
         return max(natural) if natural else max(hand)
