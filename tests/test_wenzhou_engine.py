@@ -234,8 +234,9 @@ def _reference(concealed, win, wild, self_drawn):
                     # the pair of the winning face: two naturals, or two wilds, not one of each
                     if nat_x < 2 and wild_x < 2:
                         continue
-                    if own and nat_x < 2:
+                    if own and nat_x < 2 and wild_x < 2:
                         continue  # a wild as its own face pairing the winning tile: 财神马 too
+                        # (two wilds as their own face are a pair without the winning tile)
                 rest = list(counts)
                 rest[p] -= 2
                 if is_sets_only(rest, 0):
