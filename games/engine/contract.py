@@ -10,7 +10,7 @@ they answer {"ok": false, "error": "..."} and change nothing.
 from __future__ import annotations
 
 from . import variants
-from .requests import RequestError, flag, read_hand  # noqa: F401  (RequestError: re-exported)
+from .requests import LANGS, RequestError, flag, read_hand  # noqa: F401  (RequestError: re-exported)
 from .tiles import (
     NUM_FACES,
     SEAT_NAMES,
@@ -20,7 +20,6 @@ from .tiles import (
     parse_tile,
 )
 
-LANGS = ("en", "zh")
 
 
 def _fail(msg: str) -> dict:

@@ -4,11 +4,27 @@ variants: a variant's own reader (Wenzhou's) and the common one (games/engine/co
 from __future__ import annotations
 
 from .melds import parse_meld
-from .tiles import parse_tile, parse_tiles
+from .tiles import SEAT_NAMES, parse_tile, parse_tiles
+
+LANGS = ("en", "zh")  # the languages of a score request's items (rules README)
 
 
 class RequestError(ValueError):
     """A request the contract cannot answer; the text says which field and why."""
+
+
+def read_head(req, variant_id: str) -> tuple:
+    """(lang, seat) of a variant's score request, after checking it is one: `variant`, `lang`
+    ("en" or "zh", default en) and `seat` (E, S, W or N)."""
+    if not isinstance(req, dict) or req.get("variant") != variant_id:
+        raise RequestError(f"not a {variant_id} request")
+    lang = req.get("lang") or "en"
+    if lang not in LANGS:
+        raise RequestError(f"unknown lang {lang!r} (use en or zh)")
+    seat = req.get("seat")
+    if seat not in SEAT_NAMES:
+        raise RequestError(f"seat must be one of E, S, W, N (got {seat!r})")
+    return lang, seat
 
 
 def flag(req: dict, name: str) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..events import Illegal
 from ..melds import CHOW, Meld, make_meld, split_meld
-from ..requests import RequestError, flag, read_hand
+from ..requests import RequestError, flag, read_hand, read_head
 from ..tiles import NUM_FACES, SEAT_NAMES, WHITE, TileError, face_name, parse_tile, parse_tiles
 from ..winning import is_complete, is_sets_only
 from .base import CLAIM_RANK, Decision, IndicatorWild, Result, RoomOptions, Setting, Variant
@@ -31,7 +31,6 @@ HAND_SIZE = 16
 BASES = (2, 4, 6, 8, 3, 5, 7, 9)
 MULTIPLIER = {"soft": 1, "hard": 2, "double": 4}
 TAI = {"soft": 0, "hard": 1, "double": 2}
-LANGS = ("en", "zh")  # the languages of score_request's items (rules README)
 
 
 # --- one reading's pieces -----------------------------------------------------------------
@@ -353,14 +352,7 @@ def _base(req):
 def score_request(req) -> dict:
     """§9 score_hands for one request object; `items` in req["lang"] ("en" or "zh", default en)."""
     try:
-        if not isinstance(req, dict) or req.get("variant") != VARIANT_ID:
-            raise RequestError("not a wenzhou request")
-        lang = req.get("lang") or "en"
-        if lang not in LANGS:
-            raise RequestError(f"unknown lang {lang!r} (use en or zh)")
-        seat = req.get("seat")
-        if seat not in SEAT_NAMES:
-            raise RequestError(f"seat must be one of E, S, W, N (got {seat!r})")
+        lang, seat = read_head(req, VARIANT_ID)
         wild_text = req.get("wild")
         if wild_text in (None, ""):
             raise RequestError("Wenzhou always has a wild: give its face as wild")

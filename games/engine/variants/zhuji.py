@@ -44,7 +44,7 @@ from functools import lru_cache
 
 from ..events import A_CHOW, A_KONG, A_PUNG, A_WIN
 from ..melds import CHOW, Meld, make_meld, split_meld
-from ..requests import RequestError, flag, read_hand
+from ..requests import RequestError, flag, read_hand, read_head
 from ..tiles import (
     EAST,
     GREEN,
@@ -67,7 +67,6 @@ TARGETS = (2, 3, 4, 5, 6)  # DECISION (Z-S1): the contract's target 台 offered 
 UNITS = (1, 2, 5, 10)  # DECISION (Z-S8): the room's 底分
 BAO_RESERVE = 26  # §5: in 包 the hand ends at 26 tiles left
 ESCAPE_UNITS = 30  # §3 / Z-D11: 逃跑 costs 30 × unit
-LANGS = ("en", "zh")
 HONOR_BIT = 8
 
 # DECISION (Z-S7): the 台 items are named by the spec's terms (§8's example) in either language;
@@ -478,14 +477,7 @@ def _whole(req, name, default, low):
 def score_request(req) -> dict:
     """§8 score_hands for one request object."""
     try:
-        if not isinstance(req, dict) or req.get("variant") != VARIANT_ID:
-            raise RequestError("not a zhuji request")
-        lang = req.get("lang") or "en"
-        if lang not in LANGS:
-            raise RequestError(f"unknown lang {lang!r} (use en or zh)")
-        seat = req.get("seat")
-        if seat not in SEAT_NAMES:
-            raise RequestError(f"seat must be one of E, S, W, N (got {seat!r})")
+        lang, seat = read_head(req, VARIANT_ID)
         wilds = _wild_faces(req)
         mode = _mode(req)
         target = _whole(req, "target", 2, 2)
