@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 
 from games import replay_frames, replays
 from games.models import Replay, Room, Seat
+from games.table import SIDE_ORDER, relative_label, side_of
 from games.variant_names import unit_label
 
 
@@ -40,6 +41,26 @@ def unavailable(request, message: str = "", status: int = 404):
 
 def is_player(user, room) -> bool:
     return bool(user.is_authenticated) and Seat.objects.filter(room=room, user=user).exists()
+
+
+def seat_of(user, room) -> int | None:
+    """The viewer's position at this room, or None."""
+    if not user.is_authenticated:
+        return None
+    return Seat.objects.filter(room=room, user=user).values_list("position", flat=True).first()
+
+
+def arrange(frame: dict, bottom: int, viewer_plays: bool) -> dict:
+    """Seat the frame's players around the table as live play does (games/table.py): `bottom`
+    (the viewer's own seat, else the first) at the bottom, 下家 right, 对家 top, 上家 left."""
+    n = len(frame["players"])
+    for p in frame["players"]:
+        d = (p["position"] - bottom) % n
+        p.update(d=d, side=side_of(d, n), rel="" if d == 0 and not viewer_plays else relative_label(d, n),
+                 online=True)
+    frame["mine"] = next(p for p in frame["players"] if p["d"] == 0)
+    frame["others"] = sorted((p for p in frame["players"] if p["d"]), key=lambda p: SIDE_ORDER[p["side"]])
+    return frame
 
 
 def access(request, room):
@@ -110,6 +131,9 @@ def replay(request, token: str):
         k = _step(request.GET.get("step"), run.last)
         moves = replay_frames.moves(run, record, names, lang)
         frame = replay_frames.frame(run, k, names, lang)
+        own = seat_of(request.user, room)
+        n = len(frame["players"])
+        arrange(frame, own if own is not None and own < n else 0, own is not None and own < n)
         ctx.update({
             "frame": frame, "moves": moves, "move": moves[k], "step": k, "last": run.last,
             "prev_step": k - 1 if k > 0 else None, "next_step": k + 1 if k < run.last else None,

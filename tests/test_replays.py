@@ -349,3 +349,36 @@ def test_every_badge_on_the_replay_page_is_styled(finished, host):
     assert {"dealer", "turn"} <= used  # the page does show them
     styled = _styled_badges(pages[0])
     assert used <= styled, f"unstyled badges on the replay page: {sorted(used - styled)}"
+
+
+def _sides(page: str) -> dict:
+    """{position: side} of the frame's seats (the live table's .felt layout)."""
+    return {int(p): side for side, p in re.findall(r'class="player rp-seat side-([a-z]+)[^"]*" data-position="(\d)"', page)}
+
+
+def test_the_frame_is_the_live_table_layout_with_the_viewer_at_the_bottom(finished, host, guest):
+    """Each frame is the live table's grid (table.css, .felt): the viewer's own seat at the bottom,
+    the other across (2 players); someone who did not play sees the first seat at the bottom."""
+    replay = _replay(finished)
+    host_page = client_for(host).get(_url(replay, 5)).content.decode()
+    assert '<link rel="stylesheet" href="/static/css/table.css' in host_page
+    assert 'class="table rp-table seats-2"' in host_page and 'class="felt"' in host_page
+    assert _sides(host_page) == {0: "bottom", 1: "top"}
+    assert '<span class="rel">你</span>' in host_page and '<span class="rel">对家</span>' in host_page
+    assert _sides(client_for(guest).get(_url(replay, 5)).content.decode()) == {1: "bottom", 0: "top"}
+    outsider = client_for().get(_url(replay, 5)).content.decode()  # the room shares replays by link
+    assert _sides(outsider) == {0: "bottom", 1: "top"}
+    assert '<span class="rel">你</span>' not in outsider
+
+
+def test_seats_are_arranged_as_at_the_live_table_for_three_and_four():
+    from games.replay_views import arrange
+
+    def sides(n, bottom):
+        frame = arrange({"players": [{"position": p} for p in range(n)]}, bottom, True)
+        assert frame["mine"]["position"] == bottom
+        return {p["position"]: (p["side"], p["rel"]) for p in frame["players"]}, [p["side"] for p in frame["others"]]
+
+    assert sides(4, 2) == ({2: ("bottom", "你"), 3: ("right", "下家"), 0: ("top", "对家"), 1: ("left", "上家")},
+                           ["left", "top", "right"])
+    assert sides(3, 0) == ({0: ("bottom", "你"), 1: ("right", "下家"), 2: ("left", "上家")}, ["left", "right"])
