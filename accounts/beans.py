@@ -123,9 +123,10 @@ def adjust(staff, user, amount: int, note: str, key: str | None = None):
 
 
 def day_totals(wallet_or_user, day=None):
-    """(won, lost) in hand settlements on a calendar day, both >= 0."""
+    """(won, lost) in hand settlements (and 逃跑 penalties) on a calendar day, both >= 0."""
     wallet = wallet_or_user if isinstance(wallet_or_user, Wallet) else wallet_for(wallet_or_user)
-    rows = LedgerEntry.objects.filter(wallet=wallet, day=day or today(), reason=LedgerEntry.HAND)
+    rows = LedgerEntry.objects.filter(wallet=wallet, day=day or today(),
+                                      reason__in=(LedgerEntry.HAND, LedgerEntry.ESCAPE))  # what play moved
     agg = rows.aggregate(won=Sum("amount", filter=Q(amount__gt=0)), lost=Sum("amount", filter=Q(amount__lt=0)))
     return agg["won"] or 0, -(agg["lost"] or 0)
 
@@ -134,6 +135,33 @@ def day_limit_reached(user) -> bool:
     won, lost = day_totals(user)
     lim = limits()
     return won >= lim.per_day or lost >= lim.per_day
+
+
+def _cut_for(by_pos: dict, transfers, stake: int, order):
+    """The beans owed by the rules and what may move (balances, per-hand and daily limits)."""
+    day = today()
+    won, lost = {}, {}
+    for p, w in by_pos.items():
+        won[p], lost[p] = day_totals(w, day)
+    owed = owed_beans(transfers, stake, list(by_pos))
+    return cut_settlement(owed, {p: w.balance for p, w in by_pos.items()}, won, lost, limits(), order), day
+
+
+def settle_escape(key: str, transfers, users_by_position: dict, stake: int, order, note: str = ""):
+    """Move the beans of a 逃跑 penalty (the leaver to the others), cut like a hand's (it is one
+    payment for the per-hand limit). `key` names it once (e.g. "escape:<game>:<position>"): a
+    retry moves nothing more. Returns the Cut, or None if it was settled already. Call inside
+    the caller's transaction."""
+    with transaction.atomic():
+        wallets = _locked_wallets(sorted(u.pk for u in users_by_position.values()))
+        if LedgerEntry.objects.filter(key__startswith=f"{key}:").exists():
+            return None
+        by_pos = {p: wallets[users_by_position[p].pk] for p in users_by_position}
+        cut, day = _cut_for(by_pos, transfers, stake, order)
+        for p in sorted(by_pos, key=lambda q: cut.paid[q]):  # the leaver first: no balance dips below zero
+            if cut.paid[p]:
+                _post(by_pos[p], cut.paid[p], LedgerEntry.ESCAPE, f"{key}:{p}", note=note, day=day)
+        return cut
 
 
 def settle_hand(hand, transfers, users_by_position: dict, stake: int, order) -> HandSettlement:
@@ -148,12 +176,7 @@ def settle_hand(hand, transfers, users_by_position: dict, stake: int, order) -> 
         if HandSettlement.objects.filter(hand=hand).exists():  # settled while we waited for the locks
             return HandSettlement.objects.get(hand=hand)
         by_pos = {p: wallets[users_by_position[p].pk] for p in positions}
-        day = today()
-        won, lost = {}, {}
-        for p, w in by_pos.items():
-            won[p], lost[p] = day_totals(w, day)
-        owed = owed_beans(transfers, stake, positions)
-        cut = cut_settlement(owed, {p: w.balance for p, w in by_pos.items()}, won, lost, limits(), order)
+        cut, day = _cut_for(by_pos, transfers, stake, order)
         settlement = HandSettlement.objects.create(hand=hand, stake=stake, owed={str(k): v for k, v in cut.owed.items()},
                                                    paid={str(k): v for k, v in cut.paid.items()},
                                                    reasons={str(k): v for k, v in cut.reasons.items()})

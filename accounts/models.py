@@ -82,8 +82,9 @@ class Wallet(models.Model):
 class LedgerEntry(models.Model):
     """Append-only: one row per change of a balance. Never edited; mistakes get a reversing row."""
 
-    HAND, GRANT, RELIEF, ADJUST = "hand", "grant", "relief", "adjust"
-    REASONS = [(HAND, _("对局结算")), (GRANT, _("新用户赠送")), (RELIEF, _("救济金")), (ADJUST, _("客服调整"))]
+    HAND, GRANT, RELIEF, ADJUST, ESCAPE = "hand", "grant", "relief", "adjust", "escape"
+    REASONS = [(HAND, _("对局结算")), (GRANT, _("新用户赠送")), (RELIEF, _("救济金")), (ADJUST, _("客服调整")),
+               (ESCAPE, _("逃跑罚分"))]  # ESCAPE: leaving a game in progress (Zhuji 逃跑)
 
     wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries")
     amount = models.BigIntegerField()

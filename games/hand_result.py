@@ -31,7 +31,27 @@ DECISION_CHOICES = {
 DECISION_NAMES = {"buy": gettext_noop("买底"), "top": gettext_noop("顶底")}
 
 
+DECISION_NAMES["contract"] = gettext_noop("定包")  # Zhuji 包: the dealer's target 台 and wild faces
+
+
+def contract_choice(value) -> dict | None:
+    """A Zhuji contract answer "target:faces" read: {"target", "faces"}, or None."""
+    try:
+        target, faces = (int(x) for x in str(value).split(":"))
+    except ValueError:
+        return None
+    return {"target": target, "faces": faces}
+
+
+def faces_words(faces: int) -> str:
+    return {0: _("无财"), 1: _("一个财神"), 2: _("两个财神")}.get(faces, str(faces))
+
+
 def decision_choice(name, value) -> str:
+    if name == "contract":
+        c = contract_choice(value)
+        if c is not None:
+            return _("包 %(t)s 台 · %(faces)s") % {"t": c["target"], "faces": faces_words(c["faces"])}
     return _(DECISION_CHOICES.get(name, {}).get(value, str(value)))
 
 
@@ -40,7 +60,8 @@ def decision_name(name) -> str:
 
 
 # Why a payment was made (the engine's transfer "why"), where a variant has more than one kind.
-PAYMENT_REASONS = {"win": gettext_noop("胡牌"), "caishen": gettext_noop("财神钱")}
+PAYMENT_REASONS = {"win": gettext_noop("胡牌"), "caishen": gettext_noop("财神钱"),
+                   "contract": gettext_noop("包"), "escape": gettext_noop("逃跑")}
 
 
 def payment_reason(code) -> str:

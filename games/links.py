@@ -25,10 +25,12 @@ def invite_url(request, room) -> str:
 
 
 def stake_label(room) -> str:
-    """'100 金豆/胡' (Taizhou) or '100 金豆/分' (Wenzhou: beans per unit of the base), translated."""
+    """'100 金豆/胡' (Taizhou) or '100 金豆/分' (Wenzhou, Zhuji: beans per 分), translated."""
     from django.utils.translation import gettext as _
 
-    if room.variant == "wenzhou":
+    from games.variant_names import UNITS
+
+    if room.variant in UNITS:  # the variants that pay in 分
         return _("%(n)s 金豆/分") % {"n": room.stake}
     return _("%(n)s 金豆/胡") % {"n": room.stake}
 

@@ -65,6 +65,7 @@ class Seat(models.Model):
     position = models.PositiveSmallIntegerField()  # table position; engine player index
     ready = models.BooleanField(default=False)
     auto_play = models.BooleanField(default=False)  # 托管
+    escaped = models.BooleanField(default=False)  # left the game (逃跑): 托管 to the end, not taken back
     timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
     ip = models.GenericIPAddressField(null=True, blank=True)  # from the socket (or a trusted proxy)
     latitude = models.FloatField(null=True, blank=True)  # shared by the player, with consent
@@ -177,6 +178,29 @@ class Hand(models.Model):
 
     def __str__(self):
         return _("第 %(n)s 局（#%(id)s）") % {"n": self.number, "id": self.pk}
+
+
+class Escape(models.Model):
+    """A player left a game in progress (逃跑, Zhuji §3): the penalty in the variant's unit and
+    the beans that moved for it (ledger rows "escape:<game>:<position>:<payer or payee>")."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="escapes")
+    position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="escapes")
+    hand = models.ForeignKey(Hand, null=True, blank=True, on_delete=models.SET_NULL)  # in play when they left
+    transfers = models.JSONField(default=list)  # [{"from", "to", "amount", "why": "escape"}] in units
+    owed = models.JSONField(default=dict)  # position -> beans by the rules
+    paid = models.JSONField(default=dict)  # position -> beans that moved (limits, balances)
+    reasons = models.JSONField(default=dict)  # position -> why it was cut
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("逃跑记录")
+        verbose_name_plural = _("逃跑记录")
+        constraints = [models.UniqueConstraint(fields=["game", "position"], name="one_escape_per_seat")]
+
+    def __str__(self):
+        return _("牌局 #%(game)s 座位 %(p)s 逃跑") % {"game": self.game_id, "p": self.position}
 
 
 class HandEvent(models.Model):

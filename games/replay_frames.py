@@ -116,7 +116,10 @@ def describe(events, action: dict | None, names: dict, lang: str) -> list[str]:
     for ev in events:
         kind = ev.get("type")
         name = names.get(ev.get("seat"), "")
-        if kind == "deal":
+        if kind == "deal" and ev.get("indicator") is None:
+            # no tile turned up (Zhuji: the wild faces are drawn once play starts, shown on the bar)
+            out.append(_("发牌：%(name)s 坐庄") % {"name": names.get(ev.get("dealer"), "")})
+        elif kind == "deal":
             out.append(_("发牌：%(name)s 坐庄，跳牌 %(indicator)s，财神 %(wild)s") % {
                 "name": names.get(ev.get("dealer"), ""), "indicator": _tile(ev.get("indicator"), lang),
                 "wild": _tile(ev.get("wild"), lang)})
@@ -181,7 +184,7 @@ def _meld_view(meld, wild, lang):
 def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
     """What the viewer shows at frame k: the whole table, every hand open."""
     state = run_.states[k]
-    wild = state.wild
+    wild = tuple(state.rules.wild_faces(state))  # none, one or (Zhuji) two faces
     ended = state.phase == engine.ENDED
     r = state.result
     players = []
@@ -211,7 +214,8 @@ def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
     return {
         "k": k, "last": run_.last, "phase": state.phase, "ended": ended, "turn": state.turn,
         "turn_name": names.get(state.turn, ""), "wall_count": len(state.wall),
-        "indicator": tile_info(state.indicator, wild, lang), "wild": tile_info(wild, wild, lang),
+        "indicator": None if state.indicator is None else tile_info(state.indicator, wild, lang),
+        "wild": tile_info(wild[0], wild, lang) if wild else None, "wilds": [tile_info(f, wild, lang) for f in wild],
         "players": players,
         "last_discard": tile_info(state.last_discard, wild, lang) if state.phase == engine.CLAIM else None,
         "info": state.rules.table_info(state),  # a variant's base, streak, who bought / topped
@@ -227,7 +231,7 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
     rv = result_view(state, lang)
     stake = record.get("stake") or 0
     stored = (record.get("result") or {}).get("beans") or record.get("settlement") or {}
-    owed = owed_beans(rv["transfers"], stake, range(state.n)) if rv["winner"] is not None else {}
+    owed = owed_beans(rv["transfers"], stake, range(state.n)) if rv["transfers"] else {}
     paid = {int(p): v for p, v in (stored.get("paid") or {}).items()} if stored else {}
     reasons = (stored.get("reasons") or {}) if stored else {}
     rows = []
@@ -251,4 +255,7 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
         "liable_name": names.get(rv["liable"], "") if rv["liable"] is not None else "",
         "liable_reason": hand_result.liable_reason(rv["liable_reason"]),
         "rows": rows, "transfers": transfers, "stake": stake, "settled": bool(stored),
+        # Zhuji 包: nobody won by 26 tiles left, the dealer pays each player a share
+        "contract_failed": rv["drawn_hand"] and any(t.get("why") == "contract" for t in rv["transfers"]),
+        "dealer_name": names.get(state.dealer, ""),
     }

@@ -83,10 +83,10 @@ def verify(record: dict) -> tuple[list, object]:
         if s is not None and p < len(rec_scores) and rec_scores[p] and rec_scores[p].get("total") != s.total:
             problems.append(f"seat {p} total: recorded {rec_scores[p].get('total')}, re-run {s.total}")
     settlement = record.get("settlement")
-    if r.winner is not None:
+    if r.transfers:  # a win, or a failed 包 contract
         owed = owed_beans(r.transfers, record.get("stake", 0), range(state.n))
         if settlement is None:
-            problems.append("the hand was won but no bean settlement was recorded")
+            problems.append("the hand had payments but no bean settlement was recorded")
         elif {int(k): v for k, v in settlement["owed"].items()} != owed:
             problems.append(f"beans owed: recorded {settlement['owed']}, re-run {owed}")
     return problems, state
@@ -102,7 +102,8 @@ def build(hand_id: int) -> Replay | None:
         record = record_of(hand)
         problems, state = verify(record)
         if state is not None:
-            record["indicator"] = face_name(state.indicator)
+            record["indicator"] = None if state.indicator is None else face_name(state.indicator)
+            record["wilds"] = [face_name(f) for f in state.rules.wild_faces(state)]  # Zhuji: none, one or two
         replay, _ = Replay.objects.select_for_update().get_or_create(hand=hand)
         replay.data = record
         replay.status = Replay.MISMATCH if problems else Replay.OK

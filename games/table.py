@@ -46,6 +46,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from games import hand_result, presence, services
+from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import rules_url, unit_label
 from games.engine import events as engine_events
 from games.engine.view import seat_view
@@ -128,10 +129,13 @@ def settled_beans(hand) -> dict | None:
 
 
 def game_beans(game) -> dict:
-    """{position: beans that moved over the game}, from the settled hands."""
+    """{position: beans that moved over the game}, from the settled hands and 逃跑 penalties."""
     out = {}
-    for result in game.hands.filter(status=Hand.ENDED).values_list("result", flat=True):
-        for p, v in ((result or {}).get("beans") or {}).get("paid", {}).items():
+    paid = [((result or {}).get("beans") or {}).get("paid", {})
+            for result in game.hands.filter(status=Hand.ENDED).values_list("result", flat=True)]
+    paid += list(game.escapes.values_list("paid", flat=True))
+    for moved in paid:
+        for p, v in (moved or {}).items():
             out[int(p)] = out.get(int(p), 0) + v
     return out
 
@@ -434,6 +438,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
                 "ready": bool(s and s.ready), "online": s is not None and p in online,
                 "frozen": bool(s and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
         info["auto"] = bool(s and s.auto_play) or info["frozen"]  # a frozen account's seat is on 托管
+        info["escaped"] = bool(s and s.escaped)  # left the game (逃跑): 托管 to the end
         if view is not None:
             vp = view["players"][p]
             info.update(wind=vp["wind"], dealer=vp["dealer"])
@@ -464,6 +469,9 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "deadline": epoch_ms(started + services.DISSOLVE_WINDOW),
         }
 
+    if phase in (PLAYING, RESULT) and not seats[me]["escaped"]:
+        ctx["escape"] = _escape_cost(room, me)
+
     ctx.update(_safety_context(seat_rows, seats, mine, phase, snap.near_meters))
     ctx["safety_count"] = len(ctx["same_ip"]) + len(ctx["near"])
 
@@ -491,6 +499,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         hand_tiles, drawn_tile = _split_drawn(tiles, view["drawn"])
         turn_name = names.get(view["turn"], "") if view["phase"] == "discard" else ""
         ctx.update(_variant_context(view, names, me))
+        if (ctx.get("decision") or {}).get("name") == "contract":
+            buttons = _contract_grid(ctx, buttons)
         offered = [b["text"] for b in buttons if b["kind"] != "pass" and not b["kind"].startswith("decide")]
         if view["phase"] == "claim" and offered:
             # exactly what is offered, e.g. 可以胡、碰，或者过
@@ -539,6 +549,44 @@ def _variant_context(view: dict, names: dict, me: int) -> dict:
             info["topped_names"] = [names.get(p, "") for p in info["topped"]]
         out["info"] = info
     return out
+
+
+def _escape_cost(room: Room, me: int) -> dict | None:
+    """What leaving the game (逃跑) costs this seat, where the rules have it (Zhuji), else None."""
+    from games.engine import variants
+
+    try:
+        payments = variants.get(room.variant).escape_payments(room.players, me, room.settings or {})
+    except variants.UnknownVariant:
+        return None
+    if payments is None:
+        return None
+    units = sum(t["amount"] for t in payments)
+    return {"units": units, "beans": transfer_beans(units, room.stake)}
+
+
+def _contract_grid(ctx: dict, buttons: list) -> list:
+    """Zhuji 包: the dealer's choices as a grid (a row per target 台 with one share's worth, a
+    column per number of wild faces) in ctx; returns the other buttons."""
+    info = ctx.get("info") or {}
+    unit = info.get("unit") or 1
+    mult = 2 if info.get("laozhuang") else 1
+    cells, rest = {}, []
+    for b in buttons:
+        c = hand_result.contract_choice(b["kind"][len("decide-"):]) if b["kind"].startswith("decide-") else None
+        if c is None:
+            rest.append(b)
+            continue
+        cells[(c["target"], c["faces"])] = {**b, "value": f'{c["target"]}:{c["faces"]}',
+                                            "short": hand_result.faces_words(c["faces"]), "default": not cells}
+    targets = sorted({t for t, _f in cells})
+    faces = sorted({f for _t, f in cells})
+    default = next((b for b in cells.values() if b["default"]), None)
+    ctx["contract_faces"] = [{"faces": f, "label": hand_result.faces_words(f)} for f in faces]
+    ctx["contract_grid"] = [{"target": t, "value": zhuji_contract_value(t, unit) * mult,
+                             "cells": [cells.get((t, f)) for f in faces]} for t in targets]
+    ctx["contract_default"] = default["text"] if default else ""
+    return rest
 
 
 def _frozen(user) -> bool:
@@ -613,6 +661,9 @@ def _result_context(view, seats, room, hand):
         "liable_name": names.get(r["liable"], "") if r["liable"] is not None else "",
         "liable_reason": hand_result.liable_reason(r["liable_reason"]),
         "rows": rows, "transfers": transfers,
+        # Zhuji 包: nobody won by 26 tiles left, the dealer pays each player a share
+        "contract_failed": r["drawn_hand"] and any(t.get("why") == "contract" for t in r["transfers"]),
+        "dealer_name": names.get(hand.dealer, ""),
     }
 
 
@@ -673,7 +724,7 @@ def rules_html(room: Room) -> str:
 # model is given as the few fields the partial reads). tests/test_table_render.py checks that each
 # renders exactly as with the whole context. The table and the invite box (rendered every time)
 # get the whole context.
-HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn")
+HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped")
 
 
 def _pick(ctx, *keys):
@@ -682,7 +733,7 @@ def _pick(ctx, *keys):
 
 FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
-                                 "rules_url", "auto", "commitment"),
+                                 "rules_url", "auto", "commitment", "escape", "unit"),
                          "room": {"pk": c["room"].pk}},
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
@@ -690,7 +741,8 @@ FRAGMENT_CONTEXT = {
     "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles", "hand_half"),
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
-                               "next_deadline", "deciding", "decision", "info", "deadline"),
+                               "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",
+                               "contract_faces", "contract_default", "unit", "escape"),
     "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url"),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
                          "game": {"hands_played": c["game"].hands_played, "pk": c["game"].pk} if c.get("game") else None},

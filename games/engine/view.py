@@ -11,8 +11,16 @@ from .game import CLAIM, DECIDE, DISCARD, ENDED, A_CHOW, legal_actions
 from .tiles import face_label, face_name, is_dragon
 
 
-def tile_info(face: int, wild: int, lang: str = "zh") -> dict:
-    return {"code": face_name(face), "label": face_label(face, lang), "wild": face == wild,
+def wild_set(wild) -> tuple:
+    """The wild faces as a tuple, from one face, None, or a collection (Zhuji may have two)."""
+    if wild is None:
+        return ()
+    return tuple(wild) if isinstance(wild, (tuple, frozenset, set, list)) else (wild,)
+
+
+def tile_info(face: int, wild, lang: str = "zh") -> dict:
+    """`wild`: the hand's wild face, None, or a collection of faces."""
+    return {"code": face_name(face), "label": face_label(face, lang), "wild": face in wild_set(wild),
             "honor": face >= 27, "dragon": is_dragon(face)}
 
 
@@ -23,14 +31,15 @@ def _meld_view(meld, wild, lang, show):
 
 
 def sort_hand(tiles, wild):
-    """Wilds first (placed left), then by face."""
-    return sorted(tiles, key=lambda f: (f != wild, f))
+    """Wilds first (placed left), then by face. `wild` as for tile_info."""
+    wilds = wild_set(wild)
+    return sorted(tiles, key=lambda f: (f not in wilds, f))
 
 
 def seat_view(state, me: int | None, lang: str = "zh") -> dict:
     """A JSON-able dict of what player `me` sees (None = spectator: nobody's hand)."""
     n = state.n
-    wild = state.wild
+    wild = tuple(state.rules.wild_faces(state))  # none, one or (Zhuji) two faces
     ended = state.phase == ENDED
     players = []
     for p in range(n):
@@ -72,8 +81,10 @@ def seat_view(state, me: int | None, lang: str = "zh") -> dict:
         "turn": state.turn,
         "step": state.step,
         "wall_count": len(state.wall),
-        "indicator": tile_info(state.indicator, wild, lang),
-        "wild": tile_info(wild, wild, lang),
+        # Zhuji turns up no indicator, and its faces are drawn only once play starts
+        "indicator": None if state.indicator is None else tile_info(state.indicator, wild, lang),
+        "wild": tile_info(wild[0], wild, lang) if wild else None,
+        "wilds": [tile_info(f, wild, lang) for f in wild],
         "players": players,
         "drawn": me_drawn,
         "last_discard": None if state.last_discard is None or state.phase != CLAIM else tile_info(state.last_discard, wild, lang),
@@ -88,7 +99,7 @@ def seat_view(state, me: int | None, lang: str = "zh") -> dict:
 def result_view(state, lang: str = "zh") -> dict:
     r = state.result
     out = {"winner": r.winner, "discarder": r.discarder, "self_drawn": r.self_drawn,
-           "win_tile": None if r.win_tile is None else tile_info(r.win_tile, state.wild, lang),
+           "win_tile": None if r.win_tile is None else tile_info(r.win_tile, tuple(state.rules.wild_faces(state)), lang),
            "drawn_hand": r.winner is None, "liable": r.liable, "liable_reason": r.liable_reason,
            "scores": [], "transfers": list(r.transfers), "net": list(r.net)}
     for p in range(state.n):

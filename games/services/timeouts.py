@@ -110,6 +110,8 @@ def set_auto_play(user, room_id: int, on: bool):
             raise ServiceError("not_seated", _("你不在这个房间"))
         if not on and safety.is_frozen(user):
             raise ServiceError("frozen", _("你的账号已被冻结，由系统托管出牌"))
+        if not on and seat.escaped:
+            raise ServiceError("already_left", _("你已经离开了这场牌局，由系统托管到结束"))
         seat.auto_play = on
         seat.timeouts = 0
         seat.save(update_fields=["auto_play", "timeouts"])

@@ -395,6 +395,12 @@ class Variant:
         base, dealer streak and who bought / topped. JSON-able; {} = nothing more."""
         return {}
 
+    def escape_payments(self, players: int, leaver: int, settings: dict):
+        """逃跑: the payments [{"from", "to", "amount", "why"}] (positions, in the variant's unit)
+        when player `leaver` leaves a game in progress, or None if the variant has no such rule
+        (then a player cannot leave a game; 托管 and 解散 remain). `settings`: the room's own."""
+        return None
+
     # --- the JSON contracts (shared/rules/README.md) ---
     @property
     def cap(self):

@@ -2,8 +2,8 @@
 shared/rules/zhuji.md (§ numbers below are its sections; Z-D… its published decisions; the
 site's own rulings where the spec is silent are marked DECISION and numbered Z-S…).
 
-Registered as "zhuji"; the JSON contracts route here (`has_contract`); not yet offered for new
-rooms (`playable` False) until the site's half is done.
+Registered as "zhuji"; the JSON contracts route here (`has_contract`); offered for new rooms
+(`playable`) with its settings mode, wild_faces and unit (`room_options`).
 
 A Zhuji hand has no indicator: none, one or two wild faces are drawn at random after the deal
 (in 包 after the dealer has named the contract), all four tiles of each face wild (§2). A win is
@@ -595,7 +595,7 @@ class Zhuji(Variant):
     title: tuple = (("zh", "诸暨麻将"), ("en", "Zhuji"))
     robbing_kong: bool = True  # §3 抢杠 (a concealed kong cannot be robbed, Z-D7)
     has_contract: bool = True
-    playable: bool = False
+    playable: bool = True
     room_options: RoomOptions = field(default_factory=lambda: RoomOptions(settings=(
         Setting("mode", MODES, "fan"),
         Setting("wild_faces", WILD_COUNTS, 1),
@@ -831,6 +831,11 @@ class Zhuji(Variant):
         if self.keeps_deal(state):
             return state.dealer, {"streak": state.get_extra("streak", 1) + 1, "laozhuang": True}
         return (state.dealer + 1) % state.n, {"streak": 1, "laozhuang": False}
+
+    def escape_payments(self, players: int, leaver: int, settings: dict):
+        """§3 / Z-D11 / Z-S10: 30 × 底分 shared equally by the others (never doubled by 老庄)."""
+        unit = settings.get("unit", self.room_options.with_defaults({})["unit"])
+        return tuple(escape_transfers(list(range(players)), leaver, unit))
 
     def table_info(self, state) -> dict:
         """Public to every seat: the mode, the contract's target (包, once named), the wild faces
