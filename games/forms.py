@@ -13,10 +13,14 @@ from games.engine.melds import split_meld
 from games.engine.tiles import TileError, face_name, parse_tile
 from games.engine.variants.wenzhou import BASES as WENZHOU_BASES
 from games.engine.variants.wenzhou import VARIANT_ID as WENZHOU
+from games.engine.variants.zhuji import TARGETS as ZHUJI_TARGETS
+from games.engine.variants.zhuji import UNITS as ZHUJI_UNITS
+from games.engine.variants.zhuji import VARIANT_ID as ZHUJI
 from games.services import rooms
 
 
 SEAT_CHOICES = [("E", _("东（庄家）")), ("S", _("南")), ("W", _("西")), ("N", _("北"))]
+SEAT_ORDER = ("E", "S", "W", "N")  # with 3 players E, S, W; with 2 E, S (rules README)
 LANG_CHOICES = [("zh", "中文"), ("en", "English")]
 
 
@@ -89,13 +93,52 @@ class CalculatorForm(forms.Form):
         label=_("抢杠胡"), required=False, help_text=_("和的牌是别人加杠的那张（不能同时自摸）"))
     quanqiu = forms.BooleanField(
         label=_("全球神"), required=False, help_text=_("手牌只剩一张财神、五组副露，不填和的牌"))
+    # Zhuji's own fields (zhuji.md §8 score_hands and settle_hands): shown only while Zhuji is
+    # chosen; robbed_kong above serves Zhuji too. Zhuji has no indicator: its wild faces are given
+    # here (both empty = 无财) and the common `wild` is ignored.
+    wild_1 = forms.CharField(
+        label=_("财神牌面"), required=False, max_length=8,
+        help_text=_("诸暨麻将没有翻牌：这里填财神的牌面，这个牌面的 4 张都是财神；两格都空 = 无财"),
+        widget=forms.TextInput(attrs={"placeholder": "5p", "autocapitalize": "off", "autocomplete": "off"}))
+    wild_2 = forms.CharField(
+        label=_("第二个财神牌面"), required=False, max_length=8, help_text=_("两个财神（8 张）时填，否则留空"),
+        widget=forms.TextInput(attrs={"placeholder": "9m", "autocapitalize": "off", "autocomplete": "off"}))
+    mode = forms.ChoiceField(label=_("计分方式"), choices=[("fan", _("翻")), ("bao", _("包"))], initial="fan",
+                             required=False)
+    target = forms.TypedChoiceField(
+        label=_("包的台数"), choices=[(str(t), str(t)) for t in ZHUJI_TARGETS], coerce=int, empty_value=2,
+        initial="2", required=False, help_text=_("只用于包：庄家定的台数；庄家和牌至少要这么多台"))
+    kong_replacement = forms.BooleanField(
+        label=_("杠开"), required=False, help_text=_("和的是开杠后补的牌（须自摸，副露里要有杠）"))
+    players = forms.TypedChoiceField(
+        label=_("人数"), choices=[("4", _("4 人")), ("3", _("3 人")), ("2", _("2 人"))], coerce=int,
+        empty_value=4, initial="4", required=False, help_text=_("三人是东南西，两人是东南"))
+    discarder = forms.ChoiceField(
+        label=_("放冲的一家"), choices=[("", "—"), *SEAT_CHOICES], required=False,
+        help_text=_("和别人打出的牌时，打出那张牌（抢杠时被抢杠）的一家；用来列出付分"))
+    unit = forms.TypedChoiceField(
+        label=_("底分"), choices=[(str(u), str(u)) for u in ZHUJI_UNITS], coerce=int, empty_value=1,
+        initial="1", required=False, help_text=_("每一笔付分都乘以底分"))
+    laozhuang = forms.BooleanField(
+        label=_("老庄"), required=False, help_text=_("流局、包输或庄家和牌后的下一局：这一局所有付分加倍"))
     lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh", required=False)
 
     WENZHOU_FIELDS = ("base", "first_turn", "robbed_kong", "quanqiu")
+    ZHUJI_FIELDS = ("wild_1", "wild_2", "mode", "target", "robbed_kong", "kong_replacement", "players",
+                    "discarder", "unit", "laozhuang")
+    # the fields only some variants read (the others' are ignored, even when a URL has them wrong)
+    VARIANT_FIELDS = {WENZHOU: WENZHOU_FIELDS, ZHUJI: ZHUJI_FIELDS}
 
     def wenzhou_fields(self):
         """The bound fields only Wenzhou reads (the template shows them together)."""
         return [self[name] for name in self.WENZHOU_FIELDS]
+
+    def variant_fields(self):
+        """(bound field, the variants reading it as "wenzhou zhuji") of every variant's own field, in
+        the order shown; the template marks each box for static/js/calculator.js."""
+        order = dict.fromkeys(name for names in self.VARIANT_FIELDS.values() for name in names)
+        return [(self[name], " ".join(v for v, names in self.VARIANT_FIELDS.items() if name in names))
+                for name in order]
 
     def clean_variant(self):
         return self.cleaned_data.get("variant") or rooms.DEFAULT_VARIANT
@@ -123,6 +166,12 @@ class CalculatorForm(forms.Form):
 
     def clean_win(self):
         return self._tile_field("win")
+
+    def clean_wild_1(self):
+        return self._tile_field("wild_1")
+
+    def clean_wild_2(self):
+        return self._tile_field("wild_2")
 
     def clean_hand(self):
         text = tile_names.compact(self.cleaned_data["hand"])
@@ -153,11 +202,49 @@ class CalculatorForm(forms.Form):
                 self.add_error("wild", _("温州麻将一定有财神，请填写翻出的那张牌，如 5p"))
             elif data.get("win") and data.get("win") == data.get("wild") and not data.get("self_drawn"):
                 self.add_error("win", _("别人打出的财神不能和（和财神只能自摸）"))
-        else:  # Wenzhou's fields mean nothing to another variant, even when a URL has them wrong
-            for name in self.WENZHOU_FIELDS:
-                self.errors.pop(name, None)
-                data.pop(name, None)
+        if data.get("variant") == ZHUJI:
+            self._clean_zhuji(data)
+        # a variant's own fields mean nothing to another variant, even when a URL has them wrong
+        own = self.VARIANT_FIELDS.get(data.get("variant"), ())
+        for name in {n for names in self.VARIANT_FIELDS.values() for n in names} - set(own):
+            self.errors.pop(name, None)
+            data.pop(name, None)
         return data
+
+    def _clean_zhuji(self, data):
+        """Zhuji's checks (zhuji.md §8), worded for players; the common `wild` is not Zhuji's."""
+        self.errors.pop("wild", None)
+        data["wild"] = ""
+        faces = [f for f in (data.get("wild_1"), data.get("wild_2")) if f]
+        if len(faces) == 2 and faces[0] == faces[1]:
+            self.add_error("wild_2", _("两个财神牌面不能相同"))
+        win, self_drawn = data.get("win"), data.get("self_drawn")
+        if win and win in faces and not self_drawn:
+            self.add_error("win", _("别人打出的财神不能和（和财神只能自摸）"))
+        if not win and "win" not in self.errors:
+            for name in ("robbed_kong", "kong_replacement"):
+                if data.get(name):
+                    self.add_error(name, _("请填写和的牌"))
+        elif win:
+            if data.get("robbed_kong") and self_drawn:
+                self.add_error("robbed_kong", _("抢杠胡是和别人加杠的那张牌，不能同时自摸"))
+            if data.get("kong_replacement"):
+                if not self_drawn:
+                    self.add_error("kong_replacement", _("杠开是自摸：请勾选自摸"))
+                elif "melds" not in self.errors and not any(
+                        m.startswith(("kong:", "ckong:")) for m in data.get("melds", [])):
+                    self.add_error("kong_replacement", _("杠开时副露里要有一个杠（kong 或 ckong）"))
+        seats = SEAT_ORDER[:data.get("players") or 4]
+        if "seat" not in self.errors and data.get("seat") not in seats:
+            self.add_error("seat", _("这个门风不在座：三人是东、南、西，两人是东、南"))
+        discarder = data.get("discarder")
+        if discarder and win:
+            if self_drawn:
+                self.add_error("discarder", _("自摸时没有放冲的一家"))
+            elif discarder == data.get("seat"):
+                self.add_error("discarder", _("放冲的一家不能是和牌的一家"))
+            elif discarder not in seats:
+                self.add_error("discarder", _("放冲的一家不在座（三人是东南西，两人是东南）"))
 
     def contract_request(self):
         """The scoring-contract dict for the cleaned data."""
@@ -178,6 +265,34 @@ class CalculatorForm(forms.Form):
             for name in ("first_turn", "robbed_kong", "quanqiu"):
                 if data.get(name):
                     request[name] = True
+        if data["variant"] == ZHUJI:  # zhuji.md §8: the wild faces as `wilds`, the mode and 包's target
+            del request["wild"]
+            request["wilds"] = [f for f in (data.get("wild_1"), data.get("wild_2")) if f]
+            request["mode"] = data.get("mode") or "fan"
+            if request["mode"] == "bao":
+                request["target"] = data.get("target") or 2
+            for name in ("robbed_kong", "kong_replacement"):
+                if data.get(name) and data["win"]:
+                    request[name] = True
+        return request
+
+    def settle_request(self, score):
+        """Zhuji's settle_hands request for the scored winner (zhuji.md §8): the dealer is East, the
+        winner the scored seat, the discarder as chosen; None when there is nothing to settle
+        (another variant, no win, a win on a discard without its discarder)."""
+        data = self.cleaned_data
+        if data["variant"] != ZHUJI or not (score or {}).get("ok") or not score.get("winner"):
+            return None
+        discarder = None if data["self_drawn"] else data.get("discarder")
+        if not data["self_drawn"] and not discarder:
+            return None
+        mode = data.get("mode") or "fan"
+        request = {"variant": ZHUJI, "mode": mode, "seats": list(SEAT_ORDER[:data.get("players") or 4]),
+                   "dealer": "E", "winner": data["seat"], "discarder": discarder, "tai": score["tai"],
+                   "unit": data.get("unit") or 1, "laozhuang": bool(data.get("laozhuang"))}
+        if mode == "bao":
+            request.update(target=data.get("target") or 2, no_wild=bool(score.get("no_wild")),
+                           single_wait=bool(score.get("single_wait")))
         return request
 
 

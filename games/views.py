@@ -7,8 +7,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from games import contracts
+from games.engine.variants import zhuji
 from games.forms import CalculatorForm
 from games.variant_names import unit_label
 
@@ -28,6 +30,29 @@ WENZHOU_EXAMPLES = [
     {"variant": "wenzhou", "seat": "E", "wild": "2m", "hand": "111s333m777z4p", "melds": ["pung:555z", "kong:9999p"],
      "win": "4p", "self_drawn": False},
     {"variant": "wenzhou", "seat": "W", "wild": "6p", "hand": "6p6p123m456m789s12345z", "melds": []},
+]
+
+# shared/rules/zhuji.md §8: the score_hands examples 1-3, then hands worth the 台 of the settle_hands
+# examples 1-3 and of §5's 包 example, with their settlement fields; linked from its rules page.
+ZHUJI_EXAMPLES = [
+    {"variant": "zhuji", "seat": "E", "wilds": ["9m"], "hand": "111z234p567p888p9m", "melds": [], "win": "2p",
+     "self_drawn": False},
+    {"variant": "zhuji", "seat": "S", "wilds": [], "hand": "222z111m999p4s", "melds": ["kong:6666z"], "win": "4s",
+     "self_drawn": True, "kong_replacement": True},
+    {"variant": "zhuji", "seat": "N", "wilds": ["5p"], "hand": "123m456m789p222s5p", "melds": [], "win": "9s",
+     "self_drawn": False},
+    # settle 1: 翻, West wins on East's discard with 3 台 (碰碰胡, 位置 西, 中)
+    {"variant": "zhuji", "seat": "W", "wilds": [], "hand": "333z777z111m999p5s", "melds": [], "win": "5s",
+     "self_drawn": False, "discarder": "E"},
+    # settle 2: 包, target 3, South wins on East's discard with 1 台 (平胡)
+    {"variant": "zhuji", "seat": "S", "wilds": [], "hand": "123m456m789p234s5s", "melds": [], "win": "5s",
+     "self_drawn": False, "mode": "bao", "target": 3, "discarder": "E"},
+    # settle 3: 包, target 2, the dealer self-draws with 4 台, 无财 and 独
+    {"variant": "zhuji", "seat": "E", "wilds": ["5m"], "hand": "111z222m555p444s9s", "melds": [], "win": "9s",
+     "self_drawn": True, "mode": "bao", "target": 2},
+    # §5: 包, target 2, West self-draws with 3 台
+    {"variant": "zhuji", "seat": "W", "wilds": [], "hand": "333z777z111m999p5s", "melds": [], "win": "5s",
+     "self_drawn": True, "mode": "bao", "target": 2},
 ]
 
 
@@ -50,9 +75,14 @@ def calculator_url(example, lang=None):
         params["self_drawn"] = "on"
     if "base" in example:  # Wenzhou's own fields (wenzhou.md §9)
         params["base"] = example["base"]
-    for name in ("first_turn", "robbed_kong", "quanqiu"):
+    for name in ("first_turn", "robbed_kong", "quanqiu", "kong_replacement", "laozhuang"):
         if example.get(name):
             params[name] = "on"
+    for number, face in enumerate(example.get("wilds") or [], 1):  # Zhuji's wild faces (zhuji.md §8)
+        params[f"wild_{number}"] = face
+    for name in ("mode", "target", "players", "discarder", "unit"):  # Zhuji's mode and settlement
+        if example.get(name):
+            params[name] = example[name]
     return reverse("games:calculator") + "?" + urlencode(params)
 
 
@@ -74,10 +104,13 @@ def calculator(request):
             if not data.get(name):
                 data[name] = default
     form = CalculatorForm(data if submitted else None, initial={"lang": _ui_lang()})
-    contract_request = result = None
+    contract_request = result = settle_request = settlement = None
     if submitted and form.is_valid():
         contract_request = form.contract_request()
         result = contracts.score(contract_request)
+        settle_request = form.settle_request(result)  # Zhuji: the winner's payments
+        if settle_request:
+            settlement = contracts.settle(settle_request)
 
     factor = uncapped = None
     if result and result.get("ok"):
@@ -95,6 +128,11 @@ def calculator(request):
         "uncapped": uncapped,
         "submitted": submitted,
         "contract_request": contract_request,
+        "wilds": (contract_request.get("wilds") or [contract_request.get("wild")]) if contract_request else [],
+        "items": _items(result, contract_request),
+        "settle_request": settle_request,
+        "settle_request_json": json.dumps(settle_request, ensure_ascii=False) if settle_request else "",
+        "settlement": _settlement(settlement),
         "contract_request_json": json.dumps(contract_request, ensure_ascii=False) if contract_request else "",
         "result": result,
         "result_json": json.dumps(result, ensure_ascii=False, indent=1) if result else "",
@@ -105,6 +143,32 @@ def calculator(request):
     response = render(request, template, context)
     patch_vary_headers(response, ("HX-Request",))
     return response
+
+
+def _items(result, contract_request):
+    """The result's items, a Zhuji item glossed in English (Z-S7: its names are the spec's)."""
+    items = [dict(item) for item in (result or {}).get("items", []) if isinstance(item, dict)]
+    if contract_request and contract_request["variant"] == zhuji.VARIANT_ID and contract_request["lang"] == "en":
+        for item in items:
+            if item.get("name") in zhuji.ITEM_EN:
+                item["gloss"] = zhuji.ITEM_EN[item["name"]]
+    return items
+
+
+SEAT_WORDS = {"E": _("东"), "S": _("南"), "W": _("西"), "N": _("北")}
+WHY_WORDS = {"win": _("和"), "contract": _("包"), "escape": _("逃跑")}
+
+
+def _settlement(answer):
+    """A settle_hands answer for the page: seats and reasons worded; net in seat order."""
+    if not answer:
+        return None
+    if not answer.get("ok"):
+        return {"error": answer.get("error", "")}
+    transfers = [{**t, "from_word": SEAT_WORDS.get(t["from"], t["from"]), "to_word": SEAT_WORDS.get(t["to"], t["to"]),
+                  "why_word": WHY_WORDS.get(t["why"], t["why"])} for t in answer["transfers"]]
+    net = [{"seat": s, "word": SEAT_WORDS.get(s, s), "amount": n} for s, n in answer["net"].items()]
+    return {"transfers": transfers, "net": net}
 
 
 def _rules_lang(request) -> str:
@@ -125,3 +189,10 @@ def rules_wenzhou(request):
     lang = _rules_lang(request)
     examples = [calculator_url(example, lang) for example in WENZHOU_EXAMPLES]
     return render(request, "games/rules_wenzhou.html", {"rules_lang": lang, "example_urls": examples})
+
+
+def rules_zhuji(request):
+    """The Zhuji rules in Chinese, or in English as for Taizhou; §8's examples open in the calculator."""
+    lang = _rules_lang(request)
+    examples = [calculator_url(example, lang) for example in ZHUJI_EXAMPLES]
+    return render(request, "games/rules_zhuji.html", {"rules_lang": lang, "example_urls": examples})

@@ -1,4 +1,5 @@
-"""{{ "123m5z"|tiles:wild }} renders tiles as small face chips; tiles of the wild face are marked."""
+"""{{ "123m5z"|tiles:wild }} renders tiles as small face chips; tiles of the wild face (or of each face
+of a list of them) are marked."""
 
 from django import template
 from django.utils.html import format_html, format_html_join
@@ -15,11 +16,12 @@ def tiles(text, wild=None):
         faces = tile_names.read_tiles(text)
     except TileError:
         return text
+    wilds = wild if isinstance(wild, (list, tuple)) else [wild] if wild else []  # Zhuji: up to two faces
     chips = []
     for face in faces:
         tile = face_name(face)
         top, bottom = tile_names.chip(face)
-        classes = f"tile tile-{tile[1]}" + (" tile-wild" if wild and tile == wild else "")
+        classes = f"tile tile-{tile[1]}" + (" tile-wild" if tile in wilds else "")
         chips.append((classes, tile, top, bottom))
     return format_html(
         '<span class="tiles">{}</span>',
