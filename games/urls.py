@@ -9,6 +9,7 @@ urlpatterns = [
     path("calculator/", views.calculator, name="calculator"),
     path("rules/taizhou/", views.rules_taizhou, name="rules_taizhou"),
     path("rules/wenzhou/", views.rules_wenzhou, name="rules_wenzhou"),
+    path("rules/zhuji/", views.rules_zhuji, name="rules_zhuji"),
     path("lobby/", lobby_views.lobby, name="lobby"),
     path("join/<str:token>/", lobby_views.join, name="join"),
     path("room/<int:room_id>/", room_views.room, name="room"),
