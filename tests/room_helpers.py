@@ -217,7 +217,8 @@ async def press(players, room_id, player, button):
 
 def visible_tiles(state, me: int) -> Counter:
     """Independently of the templates: the tiles seat `me` may see while the hand is on. Its own
-    hand, every meld (others' concealed kongs lie face down), every river, the indicator and, in a
+    hand, every meld (others' concealed kongs lie face down), every river, the indicator (Zhuji: the
+    wild faces) and, in a
     claim window, the discard being claimed (shown once more, apart from the river)."""
     seen = Counter(face_name(t) for t in state.hands[me])
     for p in range(state.n):
@@ -226,7 +227,10 @@ def visible_tiles(state, me: int) -> Counter:
                 continue
             seen.update(face_name(t) for t in m.tiles)
         seen.update(face_name(t) for t in state.rivers[p])
-    seen[face_name(state.indicator)] += 1
+    if state.indicator is not None:
+        seen[face_name(state.indicator)] += 1
+    else:  # no tile turned up (Zhuji): the wild faces drawn for the hand are shown on the bar
+        seen.update(face_name(f) for f in state.rules.wild_faces(state))
     if state.phase == engine.CLAIM and state.last_discard is not None:
         seen[face_name(state.last_discard)] += 1
     return seen

@@ -156,7 +156,12 @@ def seat_names(room_id):
 CASES = [
     ("taizhou", 2, 2, 1), ("taizhou", 3, 2, 2), ("taizhou", 4, 2, 3),
     ("wenzhou", 2, 2, 4), ("wenzhou", 3, 1, 5), ("wenzhou", 4, 2, 6),
+    ("zhuji", 2, 2, 7), ("zhuji", 3, 2, 8), ("zhuji", 4, 2, 9),
 ]
+# the Zhuji tables: 包 (the dealer's contract asked before each hand, wild faces drawn after it) at
+# 2 and 4 players, 翻 with two wild faces at 3
+ZHUJI_SETTINGS = {2: {"mode": "bao", "wild_faces": 1}, 3: {"mode": "fan", "wild_faces": 2},
+                  4: {"mode": "bao", "wild_faces": 2, "unit": 2}}
 
 
 @pytest.mark.parametrize("variant, n, hands, seed", CASES, ids=[f"{v}-{n}p" for v, n, _h, _s in CASES])
@@ -165,8 +170,8 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
     # the test presses far faster than anyone could: the socket's flood limit is not under test here
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000)
     wenzhou = variant == "wenzhou"
-    room, users = make_room(players=n, length=4, **({"variant": variant, "settings": {"odd_base": False}}
-                                                     if wenzhou else {}))
+    own = {"wenzhou": {"odd_base": False}, "zhuji": ZHUJI_SETTINGS.get(n)}.get(variant)
+    room, users = make_room(players=n, length=4, **({"variant": variant, "settings": own} if own is not None else {}))
     clients = {p: logged_in(u) for p, u in users.items()}
     names = seat_names(room.pk) if wenzhou else None
     asked = []  # (hand number, question, seats asked) of every question the Wenzhou hands asked
@@ -224,6 +229,8 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
             await p.comm.disconnect()
 
     run(scenario)
+    if variant == "zhuji" and ZHUJI_SETTINGS[n]["mode"] == "bao":  # the dealer named each contract
+        assert [name for _n, name, _s in asked] == ["contract"] * hands, asked
     if wenzhou:  # the hands did go through the questions, with several seats asked to top
         assert any(name == "buy" for _n, name, _s in asked), asked
         assert any(name == "top" and len(seats) == n - 1 for _n, name, seats in asked), asked
