@@ -96,7 +96,7 @@ class SeatInline(ReadOnlyInline, admin.TabularInline):
 
 @admin.register(Room)
 class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
-    list_display = ("id", "room_status", "host_name", "seated", "online", "stake", "length_label",
+    list_display = ("id", "room_status", "host_name", "seated", "online", "stake_text", "length_label",
                     "current_hand_link", "open_alerts", "created")
     list_filter = (choice_filter("status", _("状态"), Room.STATUS_CHOICES), "variant")
     search_fields = ("host__username", "host__profile__nickname", "seats__user__username",
@@ -104,7 +104,7 @@ class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
     list_select_related = ("host__profile",)
     inlines = [SeatInline]
     actions = ["force_dissolve"]
-    fields = ("id", "room_status", "variant", "host_name", "players", "length_label", "stake", "min_balance",
+    fields = ("id", "room_status", "variant", "host_name", "players", "length_label", "stake_text", "min_balance",
               "turn_seconds", "claim_seconds", "current_hand_link", "game_summary", "votes", "vote_started",
               "revoked", "alerts_links", "room_version", "created")
     readonly_fields = fields
@@ -137,6 +137,10 @@ class RoomAdmin(NumericIdSearchMixin, ReadOnlyAdmin):
     @admin.display(description=_("长度"))
     def length_label(self, room):
         return room.length_label()
+
+    @admin.display(description=_("底注"), ordering="stake")
+    def stake_text(self, room):  # with the variant's unit: 金豆/胡 (Taizhou) or 金豆/分 (Wenzhou, Zhuji)
+        return stake_label(room)
 
     @admin.display(description=_("当前一局"))
     def current_hand_link(self, room):
