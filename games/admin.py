@@ -22,7 +22,7 @@ from accounts.models import LedgerEntry, display_name
 from accounts.staff_actions import ReasonForm, action_with_form
 
 from . import hand_result, presence, services
-from .models import Alert, Hand, HandEvent, Replay, Room, Seat
+from .models import Alert, Escape, Hand, HandEvent, Replay, Room, Seat
 from games.links import stake_label
 from games.variant_names import unit_label
 
@@ -57,14 +57,15 @@ def user_link(user):
 
 class SeatInline(ReadOnlyInline, admin.TabularInline):
     model = Seat
-    fields = ("seat_no", "player", "address", "same_ip", "online_now", "auto", "is_ready", "timeouts_in_a_row",
-              "location")
+    fields = ("seat_no", "player", "address", "same_ip", "online_now", "auto", "left", "is_ready",
+              "timeouts_in_a_row", "location")
     readonly_fields = fields
     verbose_name = _("座位")
     verbose_name_plural = _("入座玩家")
     seat_no = column("position", _("座位号"))
     address = column("ip", "IP")
     auto = column("auto_play", _("托管"), boolean=True)
+    left = column("escaped", _("已逃跑"), boolean=True)
     is_ready = column("ready", _("已准备"), boolean=True)
     timeouts_in_a_row = column("timeouts", _("连续超时"))
 
@@ -357,6 +358,37 @@ class ReplayAdmin(ReadOnlyAdmin):
     @admin.display(description=_("查看"))
     def viewer(self, replay):
         return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', replay_url(replay), _g("打开回放"))
+
+
+@admin.register(Escape)
+class EscapeAdmin(ReadOnlyAdmin):
+    """逃跑 (Zhuji): who left which game, the penalty in units and the beans that moved."""
+
+    list_display = ("id", "room_link", "seat_no", "player", "penalty", "beans_moved", "when")
+    search_fields = ("=game__room__id", "user__username", "user__profile__nickname")
+    list_select_related = ("game__room", "user__profile")
+    fields = ("room_link", "seat_no", "player", "hand", "penalty", "owed_text", "beans_moved", "reasons_text", "when")
+    readonly_fields = fields
+    seat_no = column("position", _("座位号"))
+    when = column("created_at", _("时间"))
+    owed_text = column("owed", _("按规则应付（金豆）"))
+    reasons_text = column("reasons", _("调整原因"))
+
+    @admin.display(description=_("房间"))
+    def room_link(self, escape):
+        return admin_link(escape.game.room, str(escape.game.room))
+
+    @admin.display(description=_("玩家"))
+    def player(self, escape):
+        return user_link(escape.user)
+
+    @admin.display(description=_("罚分"))
+    def penalty(self, escape):
+        return sum(t["amount"] for t in escape.transfers)
+
+    @admin.display(description=_("实际金豆"))
+    def beans_moved(self, escape):
+        return ", ".join(f"{p}: {v:+d}" for p, v in sorted(escape.paid.items()))
 
 
 # --- alerts -----------------------------------------------------------------------------------

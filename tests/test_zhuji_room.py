@@ -349,3 +349,21 @@ def test_leaving_is_cut_to_the_balance(bao_room):
     assert sum(record.paid.values()) == 0
     assert _balances(room)[3] == 0
     assert LedgerEntry.objects.filter(reason=LedgerEntry.ESCAPE, amount__lt=0).count() == 1
+
+
+def test_staff_see_who_left_in_the_admin(bao_room):
+    room = bao_room
+    users = users_by_position(room)
+    hand = _deal(room)
+    services.play(hand.pk, users[0], {"action": "decide", "value": "2:1"}, hand.version)
+    services.escape(users[1], room.pk)
+    staff = make_person("zj_admin", "客服小张", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(staff)
+    listing = client.get("/admin/games/escape/").content.decode()
+    assert "客人1" in listing and "<td class=\"field-penalty\">60</td>" in listing and "1: -6000" in listing
+    room_page = client.get(f"/admin/games/room/{room.pk}/change/").content.decode()
+    assert "已逃跑" in room_page
+    from accounts.models import LedgerEntry
+
+    assert LedgerEntry.objects.filter(reason=LedgerEntry.ESCAPE).first().get_reason_display() == "逃跑罚分"
