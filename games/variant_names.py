@@ -14,8 +14,8 @@ gettext_noop("温州麻将")
 gettext_noop("诸暨麻将")
 
 
-# The unit a variant scores and pays in (Taizhou: 胡; Wenzhou pays in units of the base: 分).
-UNITS = {"wenzhou": pgettext_lazy("unit", "分")}
+# The unit a variant scores and pays in (Taizhou: 胡; Wenzhou and Zhuji pay in 分).
+UNITS = {"wenzhou": pgettext_lazy("unit", "分"), "zhuji": pgettext_lazy("unit", "分")}
 _HU = pgettext_lazy("unit", "胡")
 
 

@@ -103,7 +103,8 @@ def discard_by_policy(page):
         return False
     try:
         codes = buttons.evaluate_all("bs => bs.map(b => b.dataset.tile)")
-        wild = parse_tile(page.locator("#table .indicator [data-tile]").first.get_attribute("data-tile", timeout=1000))
+        shown = page.locator("#table .indicator [data-tile]")  # the indicator, or Zhuji's wild faces (无财: none)
+        wild = parse_tile(shown.first.get_attribute("data-tile", timeout=1000)) if shown.count() else None
         choice = face_name(choose_discard([parse_tile(c) for c in codes], wild))
         tile = page.locator(f"#hand .my-hand.can-discard button[data-tile='{choice}']").last
         tile.click(timeout=1000)  # the first tap raises the tile
