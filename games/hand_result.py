@@ -82,6 +82,8 @@ def outcome(result: dict | None, names: dict) -> str:
     """One line for a finished hand's result (the engine's result dict): who won, from whom."""
     r = result or {}
     if r.get("winner") is None:
+        if any(t.get("why") == "contract" for t in r.get("transfers") or ()):
+            return _("包输")  # Zhuji: nobody won by 26 tiles left, the dealer paid the contract
         return _("流局")
     if r.get("self_drawn"):
         return _("%(name)s 自摸") % {"name": names.get(r["winner"], "")}

@@ -109,11 +109,26 @@ def history_game(request, game_id: int):
         rows.append({"hand": hand, "dealer": names.get(hand.dealer, ""), "outcome": _outcome(hand, names),
                      "winner": (hand.result or {}).get("winner") if hand.status == Hand.ENDED else None,
                      "cells": cells, "replay_url": replay_url})
+    # 逃跑 (Zhuji): a row of its own after the hand it happened in (its units are in the totals)
+    escapes = list(game.escapes.all())
+    for e in escapes:
+        net = [0] * n
+        for t in e.transfers:
+            net[t["from"]] -= t["amount"]
+            net[t["to"]] += t["amount"]
+        paid = {int(p): v for p, v in e.paid.items()}
+        for p in range(n):
+            bean_totals[p] += paid.get(p, 0)
+        after = next((i for i, r in enumerate(rows) if e.hand_id is not None and r["hand"].pk == e.hand_id), len(rows) - 1)
+        rows.insert(after + 1, {"escape": True, "outcome": _("%(name)s 逃跑") % {"name": names.get(e.position, "")},
+                                "cells": [{"hu": net[p], "beans": paid.get(p, 0), "me": p == mine.position}
+                                          for p in range(n)], "winner": None})
     columns = [{"position": p, "name": names.get(p, ""), "me": p == mine.position,
                 "hu": game.totals[p] if p < len(game.totals) else 0, "beans": bean_totals[p]} for p in range(n)]
     ctx = {"game": game, "room": room, "rows": rows, "columns": columns, "is_host": room.host_id == request.user.pk,
            "status_label": _status(room), "visibility_choices": Room._meta.get_field("replay_visibility").choices,
-           "saved": request.GET.get("saved") == "1", "error": request.GET.get("error", "")}
+           "saved": request.GET.get("saved") == "1", "error": request.GET.get("error", ""),
+           "unit": unit_label(room.variant)}
     return render(request, "games/history_game.html", ctx)
 
 

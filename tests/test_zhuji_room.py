@@ -308,6 +308,13 @@ def test_leaving_costs_the_penalty_through_the_ledger_and_the_seat_plays_on(bao_
     assert moved == ledger
     auto_moves = HandEvent.objects.filter(hand__in=hands[1:], auto=True, action__seat=2).count()
     assert auto_moves > 0
+    client = Client()
+    client.force_login(users[0])
+    history = client.get(f"/history/{room.game.pk}/").content.decode()
+    assert 'class="hist-escape"' in history and "客人2 逃跑" in history
+    row = history[history.index('class="hist-escape"'):]
+    row = row[:row.index("</tr>")]
+    assert re.findall(r'<span class="hu [^"]*">([^<]*)</span>', row) == ["+20", "+20", "-60", "+20"]
 
 
 def test_leaving_is_only_for_rules_that_have_it_and_only_during_the_game(settings, bao_room):
@@ -367,3 +374,22 @@ def test_staff_see_who_left_in_the_admin(bao_room):
     from accounts.models import LedgerEntry
 
     assert LedgerEntry.objects.filter(reason=LedgerEntry.ESCAPE).first().get_reason_display() == "逃跑罚分"
+
+
+def test_history_and_replays_of_a_zhuji_game(fan_room):
+    room = fan_room
+    hands = _play_game(room, random.Random(9))
+    game = Game.objects.get(room=room)
+    client = Client()
+    client.force_login(users_by_position(room)[1])
+    history = client.get("/history/").content.decode()
+    assert "诸暨麻将" in history
+    page = client.get(f"/history/{game.pk}/").content.decode()
+    assert "诸暨麻将" in page and "本局输赢（分）" in page and "（胡）" not in page
+    for hand in hands:
+        response = client.get(f"/history/{game.pk}/hand/{hand.number}/replay/", follow=True)
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "校验不一致" not in html and "未能通过校验" not in html
+        assert "跳牌" not in html  # no indicator in Zhuji: the wild faces instead
+        assert html.count("财神") >= 1
