@@ -131,7 +131,7 @@ def test_table_rulings_say_what_the_table_does(client):
     s14 = zh.split('id="zh-Z-S14"')[1].split("</li>")[0]
     assert "1、2、5、10" in s14 and "100 金豆" in s14
     s13_en = en.split('id="en-Z-S13"')[1].split("</li>")[0]
-    for words in ("逃跑（离开牌局）", "confirmation", "between hands", "bean ledger", "cannot be taken back",
+    for words in ("Leave the game (逃跑)", "confirmation", "between hands", "bean ledger", "cannot be taken back",
                   "losing the connection is not 逃跑"):
         assert words in s13_en, words
 
