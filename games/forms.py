@@ -340,7 +340,8 @@ class CreateRoomForm(forms.Form):
     variant = forms.ChoiceField(label=_("玩法"), choices=variant_choices, initial=rooms.DEFAULT_VARIANT)
     players = forms.TypedChoiceField(label=_("人数"), coerce=int, widget=forms.RadioSelect)
     length = forms.ChoiceField(label=_("局数"), help_text=_("一圈：每家各坐一次庄"))
-    stake = forms.IntegerField(label=_("底注（金豆/胡）"), widget=forms.NumberInput(attrs=NUMERIC))
+    stake = forms.IntegerField(label=_("底注（金豆/胡）"), help_text=_("台州：每胡多少金豆；温州、诸暨：每分多少金豆"),
+                               widget=forms.NumberInput(attrs=NUMERIC))
     turn_seconds = forms.IntegerField(label=_("出牌时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
     claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
     min_balance = forms.IntegerField(label=_("入座最低金豆"), required=False,
