@@ -19,6 +19,7 @@ a HEADERS key, which is ignored):
     {"action": "dissolve", "agree": true | false}
     {"action": "auto_off"} / {"action": "auto_on"}          托管 off (take back control) / on
     {"action": "escape"}                                    逃跑: leave the game (variants with a penalty)
+    {"action": "rematch"}                                   再来一局: propose / accept a rematch (game over)
     {"action": "location", "lat": 31.2, "lon": 121.5}       the player shares their location (consent)
     {"action": "ping"}                                      the page's heartbeat (static/js/table.js)
 
@@ -63,7 +64,7 @@ log = logging.getLogger(__name__)
 
 HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong", "decide")
 ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
-                "auto_on", "location", "escape")
+                "auto_on", "location", "escape", "rematch")
 MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
 RATE_PER_SECOND = 20  # messages per second per socket (token bucket, burst of the same size)
 

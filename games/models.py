@@ -41,6 +41,8 @@ class Room(models.Model):
     dissolve_started_at = models.DateTimeField(null=True, blank=True)
     dissolve_votes = models.JSONField(default=list, blank=True)  # positions that agreed
     version = models.PositiveIntegerField(default=0)  # bumped on every change of the room
+    # 再来一局: the room the players who accepted a rematch sit in (same rules, same seats)
+    rematch = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -529,6 +529,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             s["beans"] = moved.get(s["position"], 0)
         ranking = sorted((s for s in seats if s["total"] is not None), key=lambda s: (-s["total"], s["position"]))
         ctx["summary"] = ranking
+        if phase == FINISHED:
+            ctx["rematch"] = _rematch_context(room, mine)
     return ctx
 
 
@@ -549,6 +551,18 @@ def _variant_context(view: dict, names: dict, me: int) -> dict:
             info["topped_names"] = [names.get(p, "") for p in info["topped"]]
         out["info"] = info
     return out
+
+
+def _rematch_context(room: Room, mine) -> dict:
+    """再来一局 on the final panel: none proposed yet, or who has joined the rematch room and
+    whether this player has (then a link takes them there)."""
+    new = Room.objects.filter(pk=room.rematch_id).exclude(status=Room.DISSOLVED).first() if room.rematch_id else None
+    if new is None:
+        return {"proposed": False}
+    joined = list(new.seats.select_related("user__profile").order_by("position"))
+    return {"proposed": True, "url": reverse("games:room", args=[new.pk]), "open": new.status == Room.WAITING,
+            "joined": [display_name(s.user) for s in joined], "players": new.players,
+            "me_in": any(s.user_id == mine.user_id for s in joined), "host": display_name(new.host)}
 
 
 def _escape_cost(room: Room, me: int) -> dict | None:
@@ -743,7 +757,7 @@ FRAGMENT_CONTEXT = {
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",
                                "contract_faces", "contract_default", "unit", "escape"),
-    "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url"),
+    "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url", "rematch"),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
                          "game": {"hands_played": c["game"].hands_played, "pk": c["game"].pk} if c.get("game") else None},
 }

@@ -99,12 +99,17 @@
     }
     var question = el && el.getAttribute && el.getAttribute("data-confirm");
     if (question && !window.confirm(question)) { event.preventDefault(); return; }
+    // 再来一局: once seated in the rematch room, go there (the final panel then holds a[data-go])
+    if (event.detail && event.detail.parameters && event.detail.parameters.action === "rematch") goRematch = true;
     var r = room();
     if (r) r.classList.add("sending"); // no double taps until the answer comes
   });
+  var goRematch = false;
   document.addEventListener("htmx:wsAfterMessage", function () {
     var r = room();
     if (r) r.classList.remove("sending");
+    var go = goRematch && document.querySelector("#result a[data-go]");
+    if (go) { goRematch = false; window.location.assign(go.href); return; }
     syncLayout();
     animateNew(false);
     syncClock();
