@@ -16,6 +16,7 @@ from games import services
 from games.forms import CreateRoomForm
 from games.links import invite_url, room_url
 from games.models import Room, Seat
+from mahjong_site.client_ip import request_ip
 
 FINISHED_SHOWN = 20  # most recent finished/dissolved rooms listed in the lobby
 
@@ -23,6 +24,8 @@ FINISHED_SHOWN = 20  # most recent finished/dissolved rooms listed in the lobby
 @login_required
 @require_http_methods(["GET", "POST"])
 def lobby(request):
+    if request.method == "POST" and "number" in request.POST:
+        return room_number(request)
     if request.method == "POST":
         form = CreateRoomForm(request.POST)
         if form.is_valid():
@@ -34,6 +37,21 @@ def lobby(request):
                 return redirect(room_url(room))
     else:
         form = CreateRoomForm()
+    return _lobby_page(request, form)
+
+
+def room_number(request):
+    """输入房间号: the room's join page (the invite link's, with its checks), or the lobby with why not."""
+    try:
+        room = services.find_room_by_number(request.POST.get("number"), request.user, request_ip(request))
+    except services.ServiceError as e:
+        status = 429 if e.code == "throttled" else 200
+        return _lobby_page(request, CreateRoomForm(), number_error=str(e),
+                           number_typed=str(request.POST.get("number", ""))[:12], status=status)
+    return redirect(invite_url(None, room))
+
+
+def _lobby_page(request, form, number_error="", number_typed="", status=200):
     rooms = (
         Room.objects.filter(seats__user=request.user)
         .select_related("host__profile")
@@ -48,8 +66,10 @@ def lobby(request):
         "waiting": groups[Room.WAITING],
         "playing": groups[Room.PLAYING],
         "over": groups["over"][:FINISHED_SHOWN],
+        "number_error": number_error,
+        "number_typed": number_typed,
     }
-    return render(request, "games/lobby.html", context)
+    return render(request, "games/lobby.html", context, status=status)
 
 
 def _join_state(room, seat, seated):

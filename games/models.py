@@ -20,6 +20,9 @@ class Room(models.Model):
     HANDS, ROUNDS = "hands", "rounds"
 
     token = models.CharField(max_length=40, unique=True, default=new_token)  # the invite link's secret
+    # 房间号: six digits that lead to the same join page as the invite link, unique among open rooms
+    # (waiting or playing); a revoked invite retires it (games/services/rooms.py, room_numbers.py)
+    number = models.CharField(_("房间号"), max_length=6, null=True, blank=True)
     host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_rooms")
     variant = models.CharField(_("玩法"), max_length=20, choices=all_variant_choices, default="taizhou")
     players = models.PositiveSmallIntegerField(_("人数"), default=4)
@@ -49,6 +52,8 @@ class Room(models.Model):
         verbose_name = _("房间")
         verbose_name_plural = _("房间")
         permissions = [("dissolve_room", _("可以强制解散房间"))]
+        constraints = [models.UniqueConstraint(fields=["number"], condition=models.Q(status__in=["waiting", "playing"]),
+                                               name="one_open_room_per_number")]
 
     def __str__(self):
         return f"#{self.pk} {self.get_variant_display()}"

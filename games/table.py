@@ -748,7 +748,7 @@ def _pick(ctx, *keys):
 FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
                                  "rules_url", "auto", "commitment", "escape", "unit"),
-                         "room": {"pk": c["room"].pk}},
+                         "room": {"pk": c["room"].pk, "number": c["room"].number}},
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},

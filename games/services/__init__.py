@@ -34,6 +34,7 @@ from .dissolve import DISSOLVE_WINDOW, end_dissolve_window, force_dissolve, vote
 from .errors import Outcome, ServiceError
 from .escape import can_escape, escape
 from .rematch import rematch
+from .room_numbers import find_room as find_room_by_number
 from .finish import next_hand_delay
 from .handstate import current_hand, hand_state
 from .moves import AUTO_PLAY_DELAY, is_stale, parse_command, play
@@ -46,7 +47,7 @@ from .timeouts import set_auto_play, sweep_overdue, timeout
 __all__ = [
     "AUTO_PLAY_DELAY", "DISSOLVE_WINDOW", "Outcome", "ServiceError",
     "can_escape", "check_can_sit", "check_next_hand", "escape", "close_room", "create_room", "current_hand", "distance_m",
-    "end_dissolve_window", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
+    "end_dissolve_window", "find_room_by_number", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
     "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play",
     "record_presence", "rematch", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
     "seat_distances", "set_auto_play", "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout",

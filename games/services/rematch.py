@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from games.models import Room, Seat
 
-from . import handstate, notify
+from . import handstate, notify, room_numbers
 from .errors import ServiceError
 from .rooms import check_can_sit
 
@@ -38,6 +38,7 @@ def rematch(user, room_id: int) -> Room:
         if new is None or new.status == Room.DISSOLVED:  # none yet, or its host closed it before it started
             new = Room.objects.create(host=user, **{name: getattr(room, name) for name in COPIED})
             Seat.objects.create(room=new, user=user, position=seat.position)
+            room_numbers.assign_number(new)
             room.rematch = new
             room.save(update_fields=["rematch"])
         elif not new.seats.filter(user=user).exists():

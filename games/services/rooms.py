@@ -14,7 +14,7 @@ from accounts import beans
 from games.engine import variants
 from games.models import Room, Seat
 
-from . import handstate, notify, safety
+from . import handstate, notify, room_numbers, safety
 from .errors import ServiceError
 
 DEFAULT_VARIANT = "taizhou"
@@ -122,6 +122,7 @@ def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None
                                    length=length, stake=stake, turn_seconds=turn_seconds,
                                    claim_seconds=claim_seconds, min_balance=min_balance, settings=own)
         Seat.objects.create(room=room, user=user, position=0)
+        room_numbers.assign_number(room)
     return room
 
 
@@ -203,6 +204,8 @@ def new_invite(host, room_id: int) -> Room:
         room.token = secrets.token_urlsafe(18)
         room.invite_revoked = False
         room.save(update_fields=["token", "invite_revoked"])
+        if room.status in room_numbers.OPEN:
+            room_numbers.assign_number(room)  # the old number went with the old link
         notify.bump(room)
         return room
 
@@ -213,7 +216,8 @@ def revoke_invite(host, room_id: int):
         if room.host_id != host.pk:
             raise ServiceError("not_host", _("只有房主可以收回邀请链接"))
         room.invite_revoked = True
-        room.save(update_fields=["invite_revoked"])
+        room.number = None  # a revoked invite retires the room number too
+        room.save(update_fields=["invite_revoked", "number"])
         notify.bump(room)
 
 
