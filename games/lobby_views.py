@@ -72,6 +72,29 @@ def _lobby_page(request, form, number_error="", number_typed="", status=200):
     return render(request, "games/lobby.html", context, status=status)
 
 
+def _open_graph(request, room, seats) -> dict:
+    """The card a chat app shows for a pasted invite link: e.g. "台州麻将 · 4人 · 8局 · 100金豆/胡",
+    and who is seated with how many seats are free."""
+    from django.templatetags.static import static
+    from django.utils.translation import gettext as _
+
+    from games.links import length_label, stake_label
+    from accounts.models import display_name
+
+    from django.utils.translation import get_language
+
+    tight = (get_language() or "zh").startswith("zh")  # "8局", "100金豆/胡" as Chinese writes them in a title
+    squeeze = (lambda text: text.replace(" ", "")) if tight else str
+    title = " · ".join([str(room.get_variant_display()), _("%(n)s人") % {"n": room.players},
+                        squeeze(length_label(room)), squeeze(stake_label(room))])
+    names = "、".join(display_name(s.user) for s in seats)
+    free = max(0, room.players - len(seats))
+    description = (_("已入座：%(names)s。还差 %(n)s 人。") % {"names": names, "n": free} if free
+                   else _("已入座：%(names)s。") % {"names": names})
+    return {"og_title": title, "og_description": description, "og_url": request.build_absolute_uri(),
+            "og_image": request.build_absolute_uri(static("icons/icon-512.png"))}
+
+
 def _join_state(room, seat, seated):
     """What the join page offers: one of seated, revoked, playing, finished, dissolved, full, open."""
     if seat is not None:
@@ -107,6 +130,7 @@ def join(request, token):
     context = {
         "room": room,
         "seats": seats,
+        **_open_graph(request, room, seats),
         "free_seats": range(max(0, room.players - len(seats))),
         "state": _join_state(room, seat, len(seats)),
         "error": error,

@@ -110,3 +110,13 @@ def test_look_ups_are_limited_per_address(dealer):
         assert _client(user, ip="192.0.2.50").post("/lobby/", {"number": "999999"}).status_code == 200
     last = _client(make_person("rn_walker_last", "路人末"), ip="192.0.2.50").post("/lobby/", {"number": room.number})
     assert last.status_code == 429
+
+
+def test_the_invite_page_has_a_link_preview(dealer, guest):
+    room = services.create_room(dealer, players=4, length=8, stake=100)
+    services.join_room(guest, room.token)
+    html = Client().get(f"/join/{room.token}/", HTTP_ACCEPT_LANGUAGE="zh").content.decode()
+    assert '<meta property="og:title" content="台州麻将 · 4人 · 8局 · 100金豆/胡">' in html
+    assert '<meta property="og:description" content="已入座：开房的、朋友。还差 2 人。">' in html
+    assert re.search(r'<meta property="og:image" content="http://testserver/static/icons/icon-512[^"]*\.png">', html)
+    assert f'<meta property="og:url" content="http://testserver/join/{room.token}/">' in html
