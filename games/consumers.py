@@ -20,6 +20,7 @@ a HEADERS key, which is ignored):
     {"action": "auto_off"} / {"action": "auto_on"}          托管 off (take back control) / on
     {"action": "escape"}                                    逃跑: leave the game (variants with a penalty)
     {"action": "rematch"}                                   再来一局: propose / accept a rematch (game over)
+    {"action": "phrase", "phrase": "p1"}                    快捷语 (games/phrases.py): a bubble at my seat
     {"action": "location", "lat": 31.2, "lon": 121.5}       the player shares their location (consent)
     {"action": "ping"}                                      the page's heartbeat (static/js/table.js)
 
@@ -64,7 +65,7 @@ log = logging.getLogger(__name__)
 
 HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong", "decide")
 ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
-                "auto_on", "location", "escape", "rematch")
+                "auto_on", "location", "escape", "rematch", "phrase")
 MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
 RATE_PER_SECOND = 20  # messages per second per socket (token bucket, burst of the same size)
 
@@ -198,6 +199,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         except Exception:  # keep the socket; the next update or a reconnect renders again
             log.exception("room %s: could not render the view of user %s", self.room_id, self.user.pk)
 
+    async def room_phrase(self, event):
+        """A quick phrase: a bubble for the page to show at the sender's seat (not a view change)."""
+        try:
+            html = await database_sync_to_async(_phrase_bubble, thread_sensitive=False)(event, self.lang)
+        except Exception:
+            log.exception("room %s: could not render a phrase", self.room_id)
+            return
+        if html:
+            await self.send(text_data=html)
+
     async def send_view(self, full=False, version=None):
         # Renders run in the thread pool, not on the one thread every thread-sensitive call of this
         # process shares: a room's four renders (and other rooms') don't queue behind each other
@@ -229,6 +240,11 @@ def _render_seat(room_id, user, lang, base_url, version=None):
 
 
 _seat_fragments = database_sync_to_async(_render_seat, thread_sensitive=False)
+
+
+def _phrase_bubble(event, lang):
+    with translation.override(table.django_language(lang)):
+        return table.render_phrase(event.get("position"), event.get("phrase"), event.get("key"))
 
 
 def _is_seated(room_id, user) -> bool:
@@ -377,6 +393,11 @@ def parse_message(content) -> dict:
         command["position"] = _version(content.get("position"))
     elif action == "dissolve":
         command["agree"] = _flag(content.get("agree"), True)
+    elif action == "phrase":
+        phrase = content.get("phrase")
+        if not isinstance(phrase, str) or len(phrase) > 8:
+            raise BadMessage(_("消息格式不对"))
+        command["phrase"] = phrase
     elif action == "location":
         command["lat"], command["lon"] = _coordinate(content.get("lat"), 90), _coordinate(content.get("lon"), 180)
     return command

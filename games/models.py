@@ -210,6 +210,24 @@ class Escape(models.Model):
         return _("牌局 #%(game)s 座位 %(p)s 逃跑") % {"game": self.game_id, "p": self.position}
 
 
+class Phrase(models.Model):
+    """A quick phrase or emoji (games/phrases.py) a seated player sent to the table. Not a game
+    action (no version, never in the hand's log): the replay shows them beside the step they
+    followed (`after_seq`)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="phrases")
+    hand = models.ForeignKey("Hand", null=True, blank=True, on_delete=models.CASCADE, related_name="phrases")
+    after_seq = models.PositiveIntegerField(default=0)  # the hand's version when it was said
+    position = models.PositiveSmallIntegerField()
+    phrase = models.CharField(max_length=8)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("快捷语")
+        verbose_name_plural = _("快捷语")
+        ordering = ["pk"]
+
+
 class HandEvent(models.Model):
     """Append-only log: one row per accepted action, with the engine events it produced."""
 

@@ -25,6 +25,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import replay_frames, replays
+from games.phrases import phrase_text
 from games.models import Replay, Room, Seat
 from games.table import SIDE_ORDER, relative_label, side_of
 from games.variant_names import unit_label
@@ -138,6 +139,9 @@ def replay(request, token: str):
             "frame": frame, "moves": moves, "move": moves[k], "step": k, "last": run.last,
             "prev_step": k - 1 if k > 0 else None, "next_step": k + 1 if k < run.last else None,
             "result": replay_frames.breakdown(run, record, names, lang) if frame["ended"] else None,
+            # 快捷语 said right after this step (shown unless the viewer hides them: static/js/replay.js)
+            "phrases": [{"name": names.get(ph.position, ""), "text": phrase_text(ph.phrase)}
+                        for ph in hand.phrases.filter(after_seq=k)],
         })
     htmx = getattr(request, "htmx", None)
     partial = bool(htmx) and not htmx.history_restore_request and "frame" in ctx

@@ -22,6 +22,13 @@ def room(request, room_id: int):
     ctx = table.seat_context(room_id, request.user, lang, base_url=base_url)
     if ctx is None:
         return render(request, "games/room_forbidden.html", {"lobby_url": table.lobby_url()}, status=403)
+    from django.utils.translation import gettext
+
+    from games import phrases
+
+    ctx["phrase_list"] = [(pid, gettext(words)) for pid, words in phrases.PHRASES]
+    ctx["phrase_emoji"] = phrases.EMOJI
+    ctx["mute_seats"] = [s for s in ctx["seats"] if not s["empty"] and not s["me"]]
     response = render(request, "games/room.html", ctx)
     response["Cache-Control"] = "no-store"  # the page is a live view; never show a stale copy
     return response

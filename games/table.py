@@ -798,6 +798,17 @@ def render_toast(message: str, level: str = "error") -> str:
                                                    "toast_id": int(timezone.now().timestamp() * 1000)})
 
 
+def render_phrase(position, phrase_id, key) -> str:
+    """A quick phrase's bubble, appended out of band to #phrase-bubbles (static/js/table.js places
+    it at the sender's seat, drops it after a few seconds or at once if that seat is muted)."""
+    from games import phrases
+
+    if not isinstance(position, int) or not phrases.is_phrase(phrase_id):
+        return ""
+    return render_to_string(f"{TEMPLATE}#phrase-bubble", {"position": position, "text": phrases.phrase_text(phrase_id),
+                                                         "key": key, "emoji": phrase_id in phrases.FACES})
+
+
 def render_gone(lang: str) -> str:
     with translation.override(django_language(lang)):
         return render_to_string(f"{TEMPLATE}#gone", {"oob": True, "lobby_url": lobby_url()})

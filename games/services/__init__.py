@@ -17,6 +17,7 @@ Modules, by concern (lila's round module is the model):
   moves      a player's move on a hand (MovePlayer) and 托管 claim answers
   finish     the end of a hand: result, beans, totals, next dealer (Finisher)
   timeouts   automatic moves when time runs out, the countdown, the beat sweeper, 托管 on/off
+  phrases    快捷语: a fixed phrase or emoji to the table (no version bump; stored for the replay)
   rematch    再来一局: the same rules and seats in a new room, for those who accept
   escape     逃跑: leaving a game in progress where the rules have a penalty for it (Zhuji)
   dissolve   解散 by vote (absent seats agree when the window ends) or by staff
@@ -33,6 +34,7 @@ from .dealing import check_next_hand, first_dealer, new_seed, set_ready
 from .dissolve import DISSOLVE_WINDOW, end_dissolve_window, force_dissolve, vote_dissolve
 from .errors import Outcome, ServiceError
 from .escape import can_escape, escape
+from .phrases import say
 from .rematch import rematch
 from .room_numbers import find_room as find_room_by_number
 from .finish import next_hand_delay
@@ -49,7 +51,7 @@ __all__ = [
     "can_escape", "check_can_sit", "check_next_hand", "escape", "close_room", "create_room", "current_hand", "distance_m",
     "end_dissolve_window", "find_room_by_number", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
     "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play",
-    "record_presence", "rematch", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
+    "record_presence", "rematch", "say", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
     "seat_distances", "set_auto_play", "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout",
     "vote_dissolve",
 ]
@@ -67,6 +69,7 @@ ROOM_ACTIONS = {
     "auto_off": lambda user, room_id, c: set_auto_play(user, room_id, False),
     "escape": lambda user, room_id, c: escape(user, room_id),
     "rematch": lambda user, room_id, c: rematch(user, room_id),
+    "phrase": lambda user, room_id, c: say(user, room_id, c.get("phrase")),
     "location": lambda user, room_id, c: set_location(user, room_id, c["lat"], c["lon"]),
 }
 

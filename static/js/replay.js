@@ -103,6 +103,23 @@
     highlight();
   }
 
+  // 快捷语 said during the hand: shown under the step unless the viewer hides them (remembered)
+  function phrasesToggle() {
+    var box = document.querySelector("[data-phrases-toggle]");
+    var root = document.getElementById("replay");
+    if (!box || !root) return;
+    var hidden = false;
+    try { hidden = localStorage.getItem("mj-replay-phrases") === "off"; } catch (e) { /* private mode */ }
+    box.checked = !hidden;
+    root.classList.toggle("hide-phrases", hidden);
+    box.addEventListener("change", function () {
+      root.classList.toggle("hide-phrases", !box.checked);
+      try { localStorage.setItem("mj-replay-phrases", box.checked ? "on" : "off"); } catch (e) { /* private mode */ }
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", phrasesToggle);
+  else phrasesToggle();
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();

@@ -68,6 +68,12 @@
     if (go) go.disabled = !raised;
   }
   document.addEventListener("click", function (event) {
+    var phrases = event.target && event.target.closest && event.target.closest("[data-phrase-toggle]");
+    if (phrases) {
+      var panel = document.getElementById("phrase-panel");
+      if (panel) panel.hidden = !panel.hidden;
+      return;
+    }
     var toggle = event.target && event.target.closest && event.target.closest("[data-menu-toggle]");
     if (toggle) {
       var r = room();
@@ -104,8 +110,56 @@
     var r = room();
     if (r) r.classList.add("sending"); // no double taps until the answer comes
   });
+  // 快捷语: a bubble arrives in #phrase-bubbles; show it over the sender's seat for a few seconds
+  // (fixed position from the seat's box: the table's fragments are swapped under it), unless this
+  // browser muted that seat (remembered per room in localStorage).
+  var PHRASE_MS = 4000;
+  function mutedSeats() {
+    var r = room();
+    try { return JSON.parse(localStorage.getItem("mj-mute-" + (r && r.dataset.room)) || "[]"); } catch (e) { return []; }
+  }
+  function setMuted(position, on) {
+    var r = room();
+    var list = mutedSeats().filter(function (p) { return p !== position; });
+    if (on) list.push(position);
+    try { localStorage.setItem("mj-mute-" + (r && r.dataset.room), JSON.stringify(list)); } catch (e) { /* private mode */ }
+  }
+  function placeBubbles() {
+    var muted = mutedSeats();
+    var bubbles = document.querySelectorAll("#phrase-bubbles .phrase-bubble:not([data-shown])");
+    for (var i = 0; i < bubbles.length; i++) {
+      var b = bubbles[i];
+      b.setAttribute("data-shown", "");
+      var position = Number(b.getAttribute("data-position"));
+      if (muted.indexOf(position) >= 0) { b.remove(); continue; }
+      var seat = document.querySelector("#table [data-position='" + position + "'] .player-head") ||
+                 document.querySelector("#seats [data-position='" + position + "']");
+      if (seat) {
+        var box = seat.getBoundingClientRect();
+        b.style.left = Math.max(4, Math.min(window.innerWidth - 220, box.left)) + "px";
+        b.style.top = Math.max(4, box.top - 8) + "px";
+      }
+      (function (el) { setTimeout(function () { el.remove(); }, PHRASE_MS); })(b);
+      var panel = document.getElementById("phrase-panel");
+      if (panel) panel.hidden = true;
+    }
+  }
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (box && box.hasAttribute && box.hasAttribute("data-mute-position")) {
+      setMuted(Number(box.getAttribute("data-mute-position")), box.checked);
+    }
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var muted = mutedSeats();
+    document.querySelectorAll("[data-mute-position]").forEach(function (box) {
+      box.checked = muted.indexOf(Number(box.getAttribute("data-mute-position"))) >= 0;
+    });
+  });
+
   var goRematch = false;
   document.addEventListener("htmx:wsAfterMessage", function () {
+    placeBubbles();
     var r = room();
     if (r) r.classList.remove("sending");
     var go = goRematch && document.querySelector("#result a[data-go]");
