@@ -333,8 +333,10 @@ _VALUE_CACHE: dict = {}
 
 
 def _net(vs, player, tiles, tile):
-    key = (vs.options, vs.dealer, player, tuple(sorted(tiles)), vs.melds[player], tile, vs.wilds,
-           vs.indicator, vs.extra)
+    # everything the variant's settlement may read of the visible state (so the cache never
+    # changes an answer: the bot stays a function of the state)
+    key = (vs.options, vs.dealer, player, tuple(sorted(tiles)), tile, vs.melds, vs.rivers, vs.indicator,
+           vs.extra, vs.seen, vs.chows_from_upper, len(vs.wall), vs.step)
     v = _VALUE_CACHE.get(key)
     if v is None:
         if len(_VALUE_CACHE) > 50_000:
