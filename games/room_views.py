@@ -28,7 +28,6 @@ def room(request, room_id: int):
 
     ctx["phrase_list"] = [(pid, gettext(words)) for pid, words in phrases.PHRASES]
     ctx["phrase_emoji"] = phrases.EMOJI
-    ctx["mute_seats"] = [s for s in ctx["seats"] if not s["empty"] and not s["me"]]
     response = render(request, "games/room.html", ctx)
     response["Cache-Control"] = "no-store"  # the page is a live view; never show a stale copy
     return response

@@ -94,6 +94,30 @@ def test_two_friends_play_a_zhuji_bao_hand_on_phones(tmp_path):
                     assert pg.locator("#actions #decision-prompt").count() == 0
                 host.screenshot(path=str(SHOTS / "table-after-contract.png"))
 
+                # --- 快捷语: the guest says a phrase, the host sees it at the guest's seat; muted, no more ---
+                guest.locator("#table .phrase-btn").tap(timeout=5000)
+                guest.wait_for_selector("#phrase-panel:not([hidden])", timeout=5000)
+                guest.screenshot(path=str(SHOTS / "phrases-panel.png"))
+                guest.locator("#phrase-panel .phrase-list button").first.tap(timeout=5000)
+                bubble = host.wait_for_selector("#phrase-bubbles .phrase-bubble", timeout=5000)
+                assert "快点吧" in bubble.inner_text()
+                seat = host.locator("#table .felt .side-top .player-head").bounding_box()
+                box = bubble.bounding_box()
+                assert abs(box["y"] - (seat["y"] + seat["height"])) < 40, (box, seat)  # at the sender's seat (对家 here)
+                host.wait_for_timeout(300)  # the bubble's pop-in
+                host.screenshot(path=str(SHOTS / "phrase-bubble.png"))
+                assert guest.locator("#phrase-panel").get_attribute("hidden") is not None  # closed once sent
+                host.locator("#table .phrase-btn").tap(timeout=5000)
+                host.locator("#phrase-panel [data-mute-position]").first.check()
+                host.locator("#phrase-panel .phrase-close").tap()
+                host.wait_for_selector("#phrase-bubbles .phrase-bubble", state="detached", timeout=8000)
+                guest.wait_for_timeout(2100)  # the phrase rate limit: one every 2 s
+                guest.locator("#table .phrase-btn").tap(timeout=5000)
+                guest.locator("#phrase-panel .emoji-row button").first.tap(timeout=5000)
+                guest.wait_for_selector("#phrase-bubbles .phrase-bubble", timeout=5000)  # the sender sees it
+                host.wait_for_timeout(800)
+                assert host.locator("#phrase-bubbles .phrase-bubble").count() == 0  # muted here
+
                 # --- the hand to its end ---
                 moves = 0
                 deadline = time.monotonic() + 90

@@ -101,6 +101,6 @@ def test_the_replay_shows_the_phrases_at_their_step(client):
     replay = replays.build(hand.pk)
     client.force_login(users[0])
     page = client.get(f"/replay/{replay.token}/?step=0", HTTP_ACCEPT_LANGUAGE="zh").content.decode()
-    assert "💬" in page and "今天手气真好" in page and "data-phrases-toggle" in page
+    assert 'class="rp-phrase"' in page and "今天手气真好" in page and "data-phrases-toggle" in page
     later = client.get(f"/replay/{replay.token}/?step=1", HTTP_ACCEPT_LANGUAGE="zh").content.decode()
     assert "今天手气真好" not in later

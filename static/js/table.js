@@ -71,7 +71,10 @@
     var phrases = event.target && event.target.closest && event.target.closest("[data-phrase-toggle]");
     if (phrases) {
       var panel = document.getElementById("phrase-panel");
-      if (panel) panel.hidden = !panel.hidden;
+      if (panel) {
+        panel.hidden = !panel.hidden;
+        if (!panel.hidden) listMuteSeats(panel);
+      }
       return;
     }
     var toggle = event.target && event.target.closest && event.target.closest("[data-menu-toggle]");
@@ -137,24 +140,40 @@
       if (seat) {
         var box = seat.getBoundingClientRect();
         b.style.left = Math.max(4, Math.min(window.innerWidth - 220, box.left)) + "px";
-        b.style.top = Math.max(4, box.top - 8) + "px";
+        b.style.top = Math.max(4, Math.min(window.innerHeight - 60, box.bottom + 2)) + "px";
       }
       (function (el) { setTimeout(function () { el.remove(); }, PHRASE_MS); })(b);
       var panel = document.getElementById("phrase-panel");
       if (panel) panel.hidden = true;
     }
   }
+  // the other seated players as they are now (the table's seats while a hand is on, else the list)
+  function listMuteSeats(panel) {
+    var slot = panel.querySelector(".mute-seats");
+    if (!slot) return;
+    var muted = mutedSeats(), seen = {};
+    var seats = document.querySelectorAll("#table .felt .player:not(.side-bottom)[data-position], #seats [data-position]");
+    slot.textContent = "";
+    for (var i = 0; i < seats.length; i++) {
+      var position = Number(seats[i].getAttribute("data-position"));
+      var name = seats[i].querySelector(".name");
+      if (seen[position] || !name || seats[i].classList.contains("empty") || seats[i].classList.contains("me")) continue;
+      seen[position] = true;
+      var label = document.createElement("label"), box = document.createElement("input");
+      box.type = "checkbox";
+      box.setAttribute("data-mute-position", String(position));
+      box.checked = muted.indexOf(position) >= 0;
+      label.appendChild(box);
+      label.appendChild(document.createTextNode(" " + name.textContent.trim()));
+      slot.appendChild(label);
+    }
+    panel.querySelector(".mute-row").hidden = !slot.childNodes.length;
+  }
   document.addEventListener("change", function (event) {
     var box = event.target;
     if (box && box.hasAttribute && box.hasAttribute("data-mute-position")) {
       setMuted(Number(box.getAttribute("data-mute-position")), box.checked);
     }
-  });
-  document.addEventListener("DOMContentLoaded", function () {
-    var muted = mutedSeats();
-    document.querySelectorAll("[data-mute-position]").forEach(function (box) {
-      box.checked = muted.indexOf(Number(box.getAttribute("data-mute-position"))) >= 0;
-    });
   });
 
   var goRematch = false;
