@@ -173,7 +173,8 @@ def _frozen(value):
 def new_hand(options: Options, seed: int, dealer: int = 0, carry: dict | None = None):
     """Shuffle, deal hand_size + 1 to the dealer and hand_size to the others (in turn order
     from the dealer), let the variant turn up its indicator. `carry` is what the previous hand
-    handed on (`next_hand`), e.g. the dealer's streak; Taizhou needs none."""
+    handed on (`next_hand`), e.g. the dealer's streak; Taizhou needs none. A variant with
+    `decide_before_deal` asks its questions first and deals once they are answered."""
     if not 0 <= dealer < options.players:
         raise ValueError("dealer must be a player index")
     rules = options.rules
@@ -181,35 +182,56 @@ def new_hand(options: Options, seed: int, dealer: int = 0, carry: dict | None = 
     if wall is None:
         wall = build_wall(seed)  # the standard wall (looked up here: tests patch game.build_wall)
     n = options.players
+    state = HandState(
+        options=options, seed=seed, dealer=dealer, wall=tuple(wall), indicator=None,
+        hands=tuple(() for _ in range(n)), melds=tuple(() for _ in range(n)),
+        rivers=tuple(() for _ in range(n)), turn=dealer, phase=DISCARD, drawn=None,
+        claim_options=tuple(() for _ in range(n)), claim_responses=tuple(None for _ in range(n)),
+        furiten=tuple(frozenset() for _ in range(n)), chows_from_upper=tuple(0 for _ in range(n)),
+        seen=tuple(0 for _ in range(NUM_FACES)),
+        extra=tuple(sorted((k, _frozen(v)) for k, v in (carry or {}).items())),
+    )
+    if rules.decide_before_deal:
+        return _ask(state, [])
+    return _deal(state, [])
+
+
+def _undealt(state) -> bool:
+    return state.rules.decide_before_deal and not any(state.hands)
+
+
+def _deal(state, events):
+    """Deal from the front of `state.wall`, turn up the indicator, let the variant see the deal
+    (flowers), then ask its questions or start playing."""
+    rules = state.rules
+    wall = list(state.wall)
+    n = state.n
     hands = [[] for _ in range(n)]
     pos = 0
     for k in range(n):
-        p = (dealer + k) % n
+        p = (state.dealer + k) % n
         size = rules.hand_size + (1 if k == 0 else 0)
         hands[p] = wall[pos:pos + size]
         pos += size
     indicator, rest = rules.turn_up(wall[pos:])
-    seen = [0] * NUM_FACES
+    seen = list(state.seen)
     if indicator is not None:
         seen[indicator] += 1
-    state = HandState(
-        options=options, seed=seed, dealer=dealer, wall=tuple(rest), indicator=indicator,
-        hands=tuple(tuple(sorted(h)) for h in hands), melds=tuple(() for _ in range(n)),
-        rivers=tuple(() for _ in range(n)), turn=dealer, phase=DISCARD, drawn=None,
-        claim_options=tuple(() for _ in range(n)), claim_responses=tuple(None for _ in range(n)),
-        furiten=tuple(frozenset() for _ in range(n)), chows_from_upper=tuple(0 for _ in range(n)),
-        seen=tuple(seen), extra=tuple(sorted((k, _frozen(v)) for k, v in (carry or {}).items())),
-    )
-    events = [ev.deal(dealer, indicator, rules.wild(state), len(rest))]
+    state = replace(state, wall=tuple(rest), indicator=indicator, hands=tuple(tuple(sorted(h)) for h in hands),
+                    seen=tuple(seen))
+    events = list(events) + [ev.deal(state.dealer, indicator, rules.wild(state), len(rest))]
     state, events = rules.after_deal(state, events)
     return _ask(state, events)
 
 
 def _ask(state, events):
-    """Ask the variant's next question before the first turn, or start playing."""
+    """Ask the variant's next question before the first turn, or start playing (a variant that
+    decides before the deal is dealt its tiles once its questions are answered)."""
     decision = state.rules.pre_hand(state)
     if decision is not None:
         return replace(state, phase=DECIDE, decision=decision, answers=tuple(None for _ in range(state.n))), events
+    if _undealt(state):
+        return _deal(state, events)
     state, events = state.rules.before_play(state, events)  # every question answered (Zhuji: draw the wilds)
     if state.phase != DISCARD:
         state = replace(state, phase=DISCARD, decision=None, answers=(), play_from=state.step)
@@ -587,10 +609,10 @@ def replay(options: Options, seed: int, dealer: int, actions, carry: dict | None
 
 
 def tiles_accounted(state: HandState) -> int:
-    """Every physical tile is somewhere: wall, indicator, hands, melds, rivers, claimed."""
+    """Every physical tile is somewhere: wall, indicator, hands, melds, rivers, claimed, set aside."""
     total = len(state.wall) + (state.indicator is not None)
     for p in range(state.n):
         total += len(state.hands[p]) + len(state.rivers[p]) + sum(len(m.tiles) for m in state.melds[p])
     if state.result is not None and state.result.winner is not None:
         total += 1  # the winning tile
-    return total
+    return total + state.rules.tiles_aside(state)  # flowers shown (traditional Taizhou)

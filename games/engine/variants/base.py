@@ -12,6 +12,7 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 |                                   | `wild(state)`, `white_stands_in`, `stand_in(state)`        |
 | after the deal / a draw (flowers) | `after_deal(state, events)`, `after_draw(state, p, tile, events)` |
 | a question before the first turn  | `pre_hand(state)` -> `Decision` or None; `decided(...)`   |
+| ... or before the deal            | `decide_before_deal` (stakes set before the tiles are seen)|
 | every question answered, play on  | `before_play(state, events)` (wilds drawn after a decision)|
 | may this tile be discarded        | `check_discard(state, p, tile)` -> Illegal or None         |
 | claims on a discard (or on a tile | `claim_options(state, q, tile, last)`, `chow_options`,     |
@@ -21,6 +22,7 @@ rule it asks `state.rules`, the registered `Variant` of `state.options.variant`:
 | win shapes                        | `is_winning(state, p, tiles)` (standard + `special_win`),  |
 |                                   | `waits(state, tiles)`, `opening_win_tile(state, p)`        |
 | the wall is exhausted             | `exhausted(state)` (`wall_reserve` tiles left; 0 = empty)  |
+| tiles set aside (flowers shown)   | `tiles_aside(state)` (counted by `game.tiles_accounted`)   |
 | a win when nobody claimed         | `win_before_draw(state)` -> (state, winner, tile) or None  |
 | scoring and settlement            | `settle_win(state, winner, tile, discarder)` -> `Result`,  |
 |                                   | `settle_drawn(state)`                                      |
@@ -193,6 +195,7 @@ class Variant:
     robbing_kong: bool = False  # 抢杠: others may win on a tile added to a shown pung (state.robbing)
     has_contract: bool = False  # answers the JSON scoring/settlement contracts
     playable: bool = False  # complete enough for a table: the site offers it for new rooms
+    decide_before_deal: bool = False  # pre_hand's questions come before the deal (no hands yet)
 
     # --- the deal ---
     def build_wall(self, seed: int):
@@ -234,7 +237,10 @@ class Variant:
 
     def pre_hand(self, state):
         """A `Decision` to ask before the first turn, or None to start playing. Asked again
-        after each decision is answered (several rounds are possible)."""
+        after each decision is answered (several rounds are possible). With
+        `decide_before_deal` it is first asked before the deal (every hand empty, the whole
+        shuffled wall in `state.wall`, no indicator); once it answers None the tiles are dealt
+        and it is asked again."""
         return
 
     def decided(self, state, decision, answers: dict):
@@ -358,6 +364,10 @@ class Variant:
     def exhausted(self, state) -> bool:
         """No more draws: the wall is down to its reserve."""
         return len(state.wall) <= self.wall_reserve
+
+    def tiles_aside(self, state) -> int:
+        """Tiles out of wall, hands, melds and rivers (flowers shown), for `tiles_accounted`."""
+        return 0
 
     def settle_win(self, state, winner, tile, discarder) -> Result:
         """Score and settle a win. The default scores nothing (a variant without scoring)."""
