@@ -2,7 +2,7 @@
 
     from games.engine import variants
     v = variants.get("taizhou")     # the Variant object; UnknownVariant (a ValueError) if none
-    variants.names()                # ("taizhou", "wenzhou", "zhuji")
+    variants.names()                # ("taizhou", "taizhou_trad", "wenzhou", "zhuji")
     variants.playable()             # the names a new room may use: ("taizhou", "wenzhou")
 
 A variant is an immutable `Variant` (variants/base.py, where its interface is listed); the
@@ -13,7 +13,7 @@ subclasses `Variant` (or `Taizhou`), overriding only what differs, and is regist
 
 from __future__ import annotations
 
-from . import taizhou, wenzhou, zhuji
+from . import taizhou, taizhou_trad, wenzhou, zhuji
 from .base import (
     CLAIM_RANK,
     ROOM_CODES,
@@ -67,6 +67,7 @@ def playable() -> tuple:
 register(taizhou.VARIANT)
 register(wenzhou.VARIANT)
 register(zhuji.VARIANT)
+register(taizhou_trad.VARIANT)
 
 __all__ = ["CLAIM_RANK", "ROOM_CODES", "Decision", "Result", "RoomOptions", "Setting", "UnknownVariant",
            "Variant", "get", "names", "playable", "register", "unregister"]
