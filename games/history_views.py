@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.models import LedgerEntry, display_name
+from accounts.models import LedgerEntry
 from games import hand_result, replays
 from games.models import Game, Hand, Replay, Room, Seat
 from games.replay_views import unavailable
@@ -48,7 +48,7 @@ def history(request):
         me = seats[room.pk]
         rows.append({
             "game": game, "room": room, "status": room.status, "status_label": _status(room),
-            "players": [display_name(s.user) for s in room.seats.all()],
+            "players": [s.name for s in room.seats.all()],
             "hu": game.totals[me] if me < len(game.totals) else 0, "unit": unit_label(room.variant),
             "beans": beans.get(game.pk, 0),
             "url": reverse("games:history_game", args=[game.pk]),
@@ -81,8 +81,8 @@ def history_game(request, game_id: int):
     room = game.room
     seats = list(room.seats.select_related("user__profile"))
     n = room.players
-    names = {s.position: display_name(s.user) for s in seats}
-    position_of = {s.user_id: s.position for s in seats}
+    names = {s.position: s.name for s in seats}
+    position_of = {s.user_id: s.position for s in seats if s.user_id is not None}
     hands = list(game.hands.order_by("number"))
     built = {r.hand_id: r for r in Replay.objects.filter(hand__in=hands).exclude(status=Replay.PENDING)}
     moved = {}  # (hand id, position) -> beans

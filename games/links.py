@@ -30,6 +30,8 @@ def stake_label(room) -> str:
 
     from games.variant_names import UNITS
 
+    if getattr(room, "practice", False):
+        return _("练习（不计金豆）")
     if room.variant in UNITS:  # the variants that pay in 分
         return _("%(n)s 金豆/分") % {"n": room.stake}
     return _("%(n)s 金豆/胡") % {"n": room.stake}

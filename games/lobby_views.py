@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -51,7 +52,27 @@ def room_number(request):
     return redirect(invite_url(None, room))
 
 
-def _lobby_page(request, form, number_error="", number_typed="", status=200):
+@login_required
+@require_http_methods(["POST"])
+def practice(request):
+    """练习: a room with computer players in every other seat, dealt at once (no beans)."""
+    from games.engine import variants
+
+    variant = request.POST.get("variant") or "taizhou"
+    try:
+        players = int(request.POST.get("players") or 4)
+    except ValueError:
+        players = 0
+    if variant not in variants.playable() or players not in (2, 3, 4):
+        return _lobby_page(request, CreateRoomForm(), practice_error=_("玩法或人数不对"), status=400)
+    try:
+        room = services.start_practice(request.user, variant=variant, players=players)
+    except services.ServiceError as e:
+        return _lobby_page(request, CreateRoomForm(), practice_error=str(e), status=400)
+    return redirect(room_url(room))
+
+
+def _lobby_page(request, form, number_error="", number_typed="", status=200, practice_error=""):
     rooms = (
         Room.objects.filter(seats__user=request.user)
         .select_related("host__profile")
@@ -68,6 +89,7 @@ def _lobby_page(request, form, number_error="", number_typed="", status=200):
         "over": groups["over"][:FINISHED_SHOWN],
         "number_error": number_error,
         "number_typed": number_typed,
+        "practice_error": practice_error,
     }
     return render(request, "games/lobby.html", context, status=status)
 
@@ -79,7 +101,6 @@ def _open_graph(request, room, seats) -> dict:
     from django.utils.translation import gettext as _
 
     from games.links import length_label, stake_label
-    from accounts.models import display_name
 
     from django.utils.translation import get_language
 
@@ -87,7 +108,7 @@ def _open_graph(request, room, seats) -> dict:
     squeeze = (lambda text: text.replace(" ", "")) if tight else str
     title = " · ".join([str(room.get_variant_display()), _("%(n)s人") % {"n": room.players},
                         squeeze(length_label(room)), squeeze(stake_label(room))])
-    names = "、".join(display_name(s.user) for s in seats)
+    names = "、".join(s.name for s in seats)
     free = max(0, room.players - len(seats))
     description = (_("已入座：%(names)s。还差 %(n)s 人。") % {"names": names, "n": free} if free
                    else _("已入座：%(names)s。") % {"names": names})

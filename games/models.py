@@ -39,6 +39,8 @@ class Room(models.Model):
     replay_visibility = models.CharField(_("回放可见"), max_length=10, default=REPLAY_LINK,
                                          choices=[(REPLAY_LINK, _("有链接的人都能看")), (REPLAY_PLAYERS, _("只有本房玩家"))])
     replay_hide_names = models.BooleanField(_("分享的回放隐藏昵称"), default=False)
+    # 练习: a room with computer players; no beans move (the stake is shown as 练习, not settled)
+    practice = models.BooleanField(_("练习（不计金豆）"), default=False)
     status = models.CharField(max_length=12, choices=STATUS_CHOICES, default=WAITING)
     invite_revoked = models.BooleanField(default=False)
     dissolve_started_at = models.DateTimeField(null=True, blank=True)
@@ -66,9 +68,19 @@ class Room(models.Model):
         return f"{self.length}{'圈' if self.length_kind == self.ROUNDS else '局'}"
 
 
+def bot_name(position: int) -> str:
+    """A computer player's name at the table (translated where shown)."""
+    from django.utils.translation import gettext
+
+    return gettext("电脑%(n)s") % {"n": position + 1}
+
+
 class Seat(models.Model):
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seats")
+    # a person's seat, or a computer player's (bot: no user; games/services/bots.py)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="seats")
+    bot = models.BooleanField(default=False)  # 电脑: plays through the same service path (games/engine/bot.py)
     position = models.PositiveSmallIntegerField()  # table position; engine player index
     ready = models.BooleanField(default=False)
     auto_play = models.BooleanField(default=False)  # 托管
@@ -87,10 +99,21 @@ class Seat(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["room", "position"], name="one_player_per_position"),
             models.UniqueConstraint(fields=["room", "user"], name="one_seat_per_user"),
+            models.CheckConstraint(condition=models.Q(bot=True, user__isnull=True) | models.Q(bot=False, user__isnull=False),
+                                   name="a_bot_or_a_person"),
         ]
 
     def __str__(self):
         return _("房间 #%(room)s 座位 %(p)s") % {"room": self.room_id, "p": self.position}
+
+    @property
+    def name(self) -> str:
+        """What the table calls this seat: the player's nickname, or 电脑 N for a bot."""
+        if self.bot or self.user_id is None:
+            return bot_name(self.position)
+        from accounts.models import display_name
+
+        return display_name(self.user)
 
     @property
     def online(self):

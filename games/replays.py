@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.cutting import owed_beans
-from accounts.models import display_name
+
 from games.engine import game as engine
 from games.engine.tiles import face_name
 
@@ -22,7 +22,7 @@ FORMAT = 1
 
 def _players(hand):
     room = hand.game.room
-    return [{"position": s.position, "name": display_name(s.user)} for s in room.seats.select_related("user__profile")]
+    return [{"position": s.position, "name": s.name} for s in room.seats.select_related("user__profile")]
 
 
 def record_of(hand: Hand) -> dict:
@@ -46,7 +46,7 @@ def record_of(hand: Hand) -> dict:
         "events": [e.events for e in events],
         "auto": [e.seq for e in events if e.auto],
         "result": hand.result,
-        "stake": hand.game.room.stake,
+        "stake": 0 if hand.game.room.practice else hand.game.room.stake,  # 练习: nothing in beans
         "settlement": None if settlement is None else {"owed": settlement.owed, "paid": settlement.paid,
                                                        "reasons": settlement.reasons},
     }
@@ -83,7 +83,8 @@ def verify(record: dict) -> tuple[list, object]:
         if s is not None and p < len(rec_scores) and rec_scores[p] and rec_scores[p].get("total") != s.total:
             problems.append(f"seat {p} total: recorded {rec_scores[p].get('total')}, re-run {s.total}")
     settlement = record.get("settlement")
-    if r.transfers:  # a win, or a failed 包 contract
+    practice = bool((record.get("result") or {}).get("practice"))  # 练习: no beans move
+    if r.transfers and not practice:  # a win, or a failed 包 contract
         owed = owed_beans(r.transfers, record.get("stake", 0), range(state.n))
         if settlement is None:
             problems.append("the hand had payments but no bean settlement was recorded")

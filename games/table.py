@@ -335,7 +335,7 @@ def _build_snapshot(room_id: int) -> RoomSnapshot | None:
         near_meters = SiteSettings.current().near_meters
     return RoomSnapshot(
         key=(room.version, room.token), room=room, seat_rows=seat_rows,
-        names={s.position: display_name(s.user) for s in seat_rows}, game=game, hand=hand, phase=phase,
+        names={s.position: s.name for s in seat_rows}, game=game, hand=hand, phase=phase,
         state=state, moves=_recent_moves(hand) if phase == PLAYING else (), near_meters=near_meters,
         online=frozenset(presence.online_positions(room_id)),
         game_beans=game_beans(game) if game is not None and phase in (FINISHED, DISSOLVED) else None)
@@ -435,8 +435,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         info = {"position": p, "empty": s is None, "me": p == me, "rel": relative_label(d, n), "d": d,
                 "side": side_of(d, n),
                 "name": names.get(p, ""), "host": s is not None and s.user_id == room.host_id,
-                "ready": bool(s and s.ready), "online": s is not None and p in online,
-                "frozen": bool(s and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
+                "ready": bool(s and s.ready), "online": s is not None and (s.bot or p in online), "bot": bool(s and s.bot),
+                "frozen": bool(s and s.user_id and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
         info["auto"] = bool(s and s.auto_play) or info["frozen"]  # a frozen account's seat is on 托管
         info["escaped"] = bool(s and s.escaped)  # left the game (逃跑): 托管 to the end
         if view is not None:
@@ -561,7 +561,7 @@ def _rematch_context(room: Room, mine) -> dict:
         return {"proposed": False}
     joined = list(new.seats.select_related("user__profile").order_by("position"))
     return {"proposed": True, "url": reverse("games:room", args=[new.pk]), "open": new.status == Room.WAITING,
-            "joined": [display_name(s.user) for s in joined], "players": new.players,
+            "joined": [s.name for s in joined], "players": new.players,
             "me_in": any(s.user_id == mine.user_id for s in joined), "host": display_name(new.host)}
 
 
@@ -645,10 +645,11 @@ def _safety_context(seat_rows, seats, mine, phase, near_meters=None) -> dict:
 
 def _result_context(view, seats, room, hand):
     r = view["result"]
+    stake = 0 if room.practice else room.stake  # 练习: no beans move
     names = {s["position"]: s["name"] for s in seats}
     owed = {p: 0 for p in range(len(view["players"]))}
     for t in r["transfers"]:
-        b = transfer_beans(t["amount"], room.stake)
+        b = transfer_beans(t["amount"], stake)
         owed[t["from"]] -= b
         owed[t["to"]] += b
     paid = settled_beans(hand)
@@ -666,7 +667,7 @@ def _result_context(view, seats, room, hand):
         })
     rows.sort(key=lambda row: (not row["winner"], not row["me"], row["position"]))  # the winner, then you
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
-                  "beans": transfer_beans(t["amount"], room.stake), "code": t.get("why", ""),
+                  "beans": transfer_beans(t["amount"], stake), "code": t.get("why", ""),
                   "why": hand_result.payment_reason(t.get("why"))} for t in r["transfers"]]
     return {
         "drawn_hand": r["drawn_hand"], "self_drawn": r["self_drawn"], "win_tile": r["win_tile"],
@@ -738,7 +739,7 @@ def rules_html(room: Room) -> str:
 # model is given as the few fields the partial reads). tests/test_table_render.py checks that each
 # renders exactly as with the whole context. The table and the invite box (rendered every time)
 # get the whole context.
-HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped")
+HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped", "bot")
 
 
 def _pick(ctx, *keys):

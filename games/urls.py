@@ -11,6 +11,7 @@ urlpatterns = [
     path("rules/wenzhou/", views.rules_wenzhou, name="rules_wenzhou"),
     path("rules/zhuji/", views.rules_zhuji, name="rules_zhuji"),
     path("lobby/", lobby_views.lobby, name="lobby"),
+    path("practice/", lobby_views.practice, name="practice"),
     path("join/<str:token>/", lobby_views.join, name="join"),
     path("room/<int:room_id>/", room_views.room, name="room"),
     path("room/<int:room_id>/invite.svg", lobby_views.invite_svg, name="invite_svg"),

@@ -18,7 +18,7 @@ from django.utils import timezone
 from games import replays, services
 from games.engine import game as engine
 from games.engine.tiles import face_label
-from games.models import Game, Hand, HandEvent, Replay, Room
+from games.models import Game, Hand, HandEvent, Replay, Room, Seat
 from tests.people import make_person
 from tests.replay_helpers import command_for, play_hand, users_by_position
 
@@ -76,7 +76,24 @@ def _play_game(room, rng, policy=None):
         hand = playing or _deal(room)
         if hands and hand.pk == hands[-1].pk:
             return hands
-        hands.append(play_hand(hand, users, policy=policy or random_policy, limit=3000))
+        hands.append(_play(hand, users, policy or random_policy))
+
+
+def _play(hand, users, policy):
+    """play_hand, except that a seat whose player left (逃跑) is played by the timeout (the bot)."""
+    left = set(Seat.objects.filter(room=hand.game.room, escaped=True).values_list("position", flat=True))
+    for _ in range(3000):
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            return hand
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        if p in left:
+            assert services.timeout(hand.pk, hand.version, now=hand.deadline).ok
+            continue
+        action = policy(state, p)
+        assert services.play(hand.pk, users[p], command_for(action), hand.version).ok
+    raise AssertionError("the hand did not end")
 
 
 def test_the_lobby_form_creates_a_zhuji_room(host):
@@ -290,6 +307,10 @@ def test_leaving_costs_the_penalty_through_the_ledger_and_the_seat_plays_on(bao_
         services.set_auto_play(users[2], room.pk, False)
     assert e.value.code == "already_left"
     assert Escape.objects.count() == 1 and LedgerEntry.objects.filter(reason=LedgerEntry.ESCAPE).count() == 4
+    hand.refresh_from_db()
+    state = services.hand_state(hand)
+    for action in engine.legal_actions(state, 2):  # the seat is the bot's now: the person's commands are refused
+        assert services.play(hand.pk, users[2], command_for(action), hand.version).code == "already_left"
 
     others = _page(users[1], room)
     assert "已逃跑" in others

@@ -17,6 +17,7 @@ Modules, by concern (lila's round module is the model):
   moves      a player's move on a hand (MovePlayer) and 托管 claim answers
   finish     the end of a hand: result, beans, totals, next dealer (Finisher)
   timeouts   automatic moves when time runs out, the countdown, the beat sweeper, 托管 on/off
+  bots       电脑: computer seats (add / remove / 练习), the bot's moves for them and for 托管
   phrases    快捷语: a fixed phrase or emoji to the table (no version bump; stored for the replay)
   rematch    再来一局: the same rules and seats in a new room, for those who accept
   escape     逃跑: leaving a game in progress where the rules have a penalty for it (Zhuji)
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
+from .bots import add_bot, remove_bot, start_practice
 from .dealing import check_next_hand, first_dealer, new_seed, set_ready
 from .dissolve import DISSOLVE_WINDOW, end_dissolve_window, force_dissolve, vote_dissolve
 from .errors import Outcome, ServiceError
@@ -48,10 +50,10 @@ from .timeouts import set_auto_play, sweep_overdue, timeout
 
 __all__ = [
     "AUTO_PLAY_DELAY", "DISSOLVE_WINDOW", "Outcome", "ServiceError",
-    "can_escape", "check_can_sit", "check_next_hand", "escape", "close_room", "create_room", "current_hand", "distance_m",
+    "add_bot", "can_escape", "check_can_sit", "check_next_hand", "escape", "close_room", "create_room", "current_hand", "distance_m",
     "end_dissolve_window", "find_room_by_number", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
     "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play",
-    "record_presence", "rematch", "say", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
+    "record_presence", "rematch", "remove_bot", "say", "start_practice", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
     "seat_distances", "set_auto_play", "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout",
     "vote_dissolve",
 ]
@@ -70,6 +72,8 @@ ROOM_ACTIONS = {
     "escape": lambda user, room_id, c: escape(user, room_id),
     "rematch": lambda user, room_id, c: rematch(user, room_id),
     "phrase": lambda user, room_id, c: say(user, room_id, c.get("phrase")),
+    "add_bot": lambda user, room_id, c: add_bot(user, room_id, c.get("position")),
+    "remove_bot": lambda user, room_id, c: remove_bot(user, room_id, c["position"]),
     "location": lambda user, room_id, c: set_location(user, room_id, c["lat"], c["lon"]),
 }
 

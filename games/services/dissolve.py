@@ -45,6 +45,9 @@ def vote_dissolve(user, room_id: int, agree: bool = True, now=None):
             room.dissolve_votes = []
         elif seat.position not in room.dissolve_votes:
             room.dissolve_votes = sorted(room.dissolve_votes + [seat.position])
+        if agree:  # computer players always agree at once
+            bots = set(room.seats.filter(bot=True).values_list("position", flat=True))
+            room.dissolve_votes = sorted(set(room.dissolve_votes) | bots)
         if agree and len(room.dissolve_votes) == room.players:
             close_room_now(room, now)
         room.save(update_fields=["dissolve_started_at", "dissolve_votes", "status"])

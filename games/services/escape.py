@@ -28,6 +28,8 @@ def can_escape(room: Room) -> bool:
         rules = variants.get(room.variant)
     except variants.UnknownVariant:
         return False
+    if room.practice:  # nothing at stake with computer players: no 逃跑 either
+        return False
     return rules.escape_payments(room.players, 0, room.settings or {}) is not None
 
 
@@ -89,7 +91,7 @@ def _hurry(room: Room, hand):
     waiting = engine.waiting_player(state)
     auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
     if waiting and all(p in auto for p in waiting):
-        hand.deadline = timezone.now() + moves.AUTO_PLAY_DELAY
+        hand.deadline = timezone.now() + moves.auto_play_delay()
         hand.save(update_fields=["deadline"])
         hand_id, version, eta = hand.pk, hand.version, hand.deadline
         transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))

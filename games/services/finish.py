@@ -27,7 +27,9 @@ def finish_hand(room, hand, state, now):
     hand.deadline = None
     hand.ended_at = now
     hand.result = result_view(state, "zh")
-    if state.result.transfers:  # a win, or a failed 包 contract (Zhuji: the dealer pays each player)
+    if room.practice:  # 练习 (computer players): the points count, no beans move
+        hand.result["practice"] = True
+    elif state.result.transfers:  # a win, or a failed 包 contract (Zhuji: the dealer pays each player)
         users = {s.position: s.user for s in room.seats.select_related("user")}
         order = [(hand.dealer + k) % room.players for k in range(room.players)]
         settlement = beans.settle_hand(hand, state.result.transfers, users, room.stake, order)

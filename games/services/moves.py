@@ -16,7 +16,7 @@ from games import refusals
 from games.engine import events
 from games.models import Hand, HandEvent, Room
 
-from . import finish, handstate, notify, safety, schedule
+from . import bots, finish, handstate, notify, safety, schedule
 from .errors import Outcome, ServiceError
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,8 @@ def play(hand_id: int, user, command: dict, version) -> Outcome:
                 raise ServiceError("not_seated", _("你不在这张牌桌"))
             if safety.is_frozen(user):
                 raise ServiceError("frozen", _("你的账号已被冻结，由系统托管出牌"))
+            if seat.escaped:
+                raise ServiceError("already_left", _("你已经离开了这场牌局，由系统托管到结束"))
             if hand.status != Hand.PLAYING:
                 raise ServiceError("hand_over", _("这一局已经结束"))
             action = parse_command(seat.position, command)
@@ -112,16 +114,22 @@ def append(hand: Hand, action: engine.Action, events, auto: bool):
 
 
 def auto_answer_claims(hand, state, room):
-    """托管 seats answer a claim window at once (take a win, otherwise pass), and a question
-    before the hand (买底/顶底) with its default (the engine's auto_action: never buy)."""
+    """托管 and computer seats pass a claim window at once when the bot (games/engine/bot.py)
+    would pass, and a 托管 seat answers a question before the hand (买底/顶底, 包) with its
+    default. A claim, a win or a bot's own choice is left for after the pause (the timeout task,
+    `after_change`'s deadline): never in the same transaction as the move before it."""
     if state.phase not in (engine.CLAIM, engine.DECIDE):
         return state
-    auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
+    kinds = dict(room.seats.filter(auto_play=True).values_list("position", "bot"))
     while state.phase in (engine.CLAIM, engine.DECIDE):
-        pending = [p for p in engine.waiting_player(state) if p in auto]
-        if not pending:
+        pending = [p for p in engine.waiting_player(state) if p in kinds]
+        action = None
+        for p in pending:
+            action = bots.quick_answer(state, p, kinds[p])
+            if action is not None:
+                break
+        if action is None:
             break
-        action = engine.auto_action(state, pending[0])
         out = engine.apply(state, action)
         if isinstance(out, engine.Illegal):  # cannot happen: auto_action is legal by construction
             log.error("auto action refused: %s", out.reason)
@@ -141,7 +149,7 @@ def after_change(room: Room, hand: Hand, state):
         waiting = engine.waiting_player(state)
         auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
         if waiting and all(p in auto for p in waiting):
-            hand.deadline = now + AUTO_PLAY_DELAY
+            hand.deadline = now + auto_play_delay()
         elif state.phase == engine.CLAIM:
             hand.deadline = now + timedelta(seconds=room.claim_seconds)
         else:
@@ -152,6 +160,15 @@ def after_change(room: Room, hand: Hand, state):
     notify.bump(room)
 
 
-AUTO_PLAY_DELAY = timedelta(seconds=1)  # a 托管 seat moves after this pause
+AUTO_PLAY_DELAY = timedelta(seconds=1)  # a 托管 or computer seat moves after this pause (BOT_DELAY_SECONDS)
+
+
+def auto_play_delay() -> timedelta:
+    """The pause before a 托管 or computer seat moves: settings.BOT_DELAY_SECONDS (default 1 s, a
+    human-looking pause; 0 in tests that let the bots play at once)."""
+    from django.conf import settings
+
+    seconds = getattr(settings, "BOT_DELAY_SECONDS", None)
+    return AUTO_PLAY_DELAY if seconds is None else timedelta(seconds=float(seconds))
 
 

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from games.engine import game as engine
 from games.models import Hand, Room
 
-from . import dealing, handstate, moves, notify, safety
+from . import bots, dealing, handstate, moves, notify, safety
 from .dissolve import DISSOLVE_WINDOW, end_dissolve_window
 from .errors import Outcome, ServiceError
 
@@ -45,7 +45,7 @@ def timeout(hand_id: int, version: int, now=None) -> Outcome:
         for p in engine.waiting_player(state):
             if p not in engine.waiting_player(state):
                 continue  # the claim window closed meanwhile
-            action = engine.auto_action(state, p)
+            action = bots.move_for(state, p, seats.get(p))  # the bot's move, or a person's default
             deciding = state.phase == engine.DECIDE
             out = engine.apply(state, action)
             if isinstance(out, engine.Illegal):
