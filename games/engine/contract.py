@@ -1,7 +1,9 @@
 """The machine-checkable JSON contracts of shared/rules/README.md.
 
 The variant comes from the registry (`variants.get`); every variant with `has_contract`
-answers them through its `score_winner`, `score_nonwinner`, `settle`, `hand_size` and `cap`.
+answers them through its `score_winner`, `score_nonwinner`, `settle`, `hand_size` and `cap`, or,
+when its fields differ (Wenzhou, Zhuji, traditional Taizhou), through its own `score_json` /
+`settle_json` (`_own_reader`).
 
 score_request(dict) -> dict and settle_request(dict) -> dict never raise on bad input:
 they answer {"ok": false, "error": "..."} and change nothing.
