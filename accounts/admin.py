@@ -274,6 +274,7 @@ AUDIT_ACTIONS = {
     "alert": _("处理警报"),
     "site_settings": _("修改站点设置"),
 }
+AUDIT_TARGET_MODELS = {}  # more kinds of target ("ticket": support's Ticket), added by the apps' admin modules
 
 
 def target_link(target: str):
@@ -281,7 +282,7 @@ def target_link(target: str):
     from games.models import Alert, Room
 
     kind, _sep, pk = target.partition(":")
-    models = {"user": User, "room": Room, "alert": Alert, "site_settings": SiteSettings}
+    models = {"user": User, "room": Room, "alert": Alert, "site_settings": SiteSettings, **AUDIT_TARGET_MODELS}
     model = models.get(kind)
     if model is None or not pk.isdigit():
         return target

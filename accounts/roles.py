@@ -1,11 +1,13 @@
 """Staff roles. The customer-service group (客服) may view everything in the admin, adjust beans
-within the per-action ceiling, freeze and unfreeze accounts, force-dissolve rooms and work on
-anti-collusion alerts (status and note). It never adds, changes or deletes ledger rows, audit
-entries, users or site settings (a group that could change the settings could raise its own
-ceiling). Superusers have every permission.
+within the per-action ceiling, freeze and unfreeze accounts, force-dissolve rooms, work on
+anti-collusion alerts (status and note), work on players' tickets (assign, reply, internal notes,
+close, reopen: change_ticket and add_ticketmessage) and publish announcements (add and change, never
+delete). It never adds, changes or deletes ledger rows, audit entries, users or site settings (a
+group that could change the settings could raise its own ceiling). Superusers have every permission.
 
 No model imports at module level: the data migration calls `sync_customer_service_group`
-with the historical app registry.
+with the historical app registry (where an app appears only once its first migration has run:
+what an app not there yet would get is left for its own migration to sync).
 """
 
 from django.apps import apps as global_apps
@@ -13,8 +15,16 @@ from django.db import DEFAULT_DB_ALIAS
 
 CUSTOMER_SERVICE = "客服"
 
-VIEW_APPS = ("accounts", "games")  # view_<model> on every model of these apps, and on auth.User
-CHANGE = (("games", "alert"),)  # the alert admin lets only status and note change
+VIEW_APPS = ("accounts", "games", "support")  # view_<model> on every model of these apps, and on auth.User
+CHANGE = (
+    ("games", "alert"),  # the alert admin lets only status and note change
+    ("support", "ticket"),  # assign, close, reopen (support/services.py, audited)
+    ("support", "announcement"),
+)
+ADD = (
+    ("support", "ticketmessage"),  # replies and internal notes
+    ("support", "announcement"),
+)
 CUSTOM = (
     ("accounts", "adjust_beans"),  # Wallet.Meta.permissions
     ("accounts", "freeze_user"),  # Profile.Meta.permissions
@@ -22,14 +32,24 @@ CUSTOM = (
 )
 
 
+def _present(apps, label) -> bool:
+    try:
+        apps.get_app_config(label)
+    except LookupError:  # a historical registry from before the app's first migration
+        return False
+    return True
+
+
 def customer_service_permissions(apps=global_apps) -> set:
     """(app_label, codename) pairs the group holds."""
     wanted = {("auth", "view_user")}
     for label in VIEW_APPS:
-        for model in apps.get_app_config(label).get_models():
-            wanted.add((label, f"view_{model._meta.model_name}"))
-    wanted |= {(label, f"change_{model}") for label, model in CHANGE}
-    wanted |= set(CUSTOM)
+        if _present(apps, label):
+            for model in apps.get_app_config(label).get_models():
+                wanted.add((label, f"view_{model._meta.model_name}"))
+    wanted |= {(label, f"change_{model}") for label, model in CHANGE if _present(apps, label)}
+    wanted |= {(label, f"add_{model}") for label, model in ADD if _present(apps, label)}
+    wanted |= {(label, codename) for label, codename in CUSTOM if _present(apps, label)}
     return wanted
 
 

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "template_partials",
     "accounts",
     "games",
+    "support",
 ]
 
 MIDDLEWARE = [

@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("games.urls")),
     path("accounts/", include("accounts.urls")),
+    path("support/", include("support.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -111,13 +111,19 @@ def test_the_customer_service_group_has_exactly_its_permissions(cs_group):
     got = {f"{p.content_type.app_label}.{p.codename}" for p in cs_group.permissions.select_related("content_type")}
     from django.apps import apps
 
-    views = {f"{label}.view_{m._meta.model_name}" for label in ("accounts", "games")
+    views = {f"{label}.view_{m._meta.model_name}" for label in ("accounts", "games", "support")
              for m in apps.get_app_config(label).get_models()}
-    assert got == views | {"auth.view_user", "games.change_alert", "accounts.adjust_beans",
-                           "accounts.freeze_user", "games.dissolve_room"}
-    assert not any(p.split(".")[1].startswith(("add_", "delete_")) for p in got)
+    # tickets: assign, reply, note, close, reopen (support/services.py); announcements: publish
+    support = {"support.change_ticket", "support.add_ticketmessage", "support.add_announcement",
+               "support.change_announcement"}
+    assert got == views | support | {"auth.view_user", "games.change_alert", "accounts.adjust_beans",
+                                     "accounts.freeze_user", "games.dissolve_room"}
+    assert not any(p.split(".")[1].startswith("delete_") for p in got)
+    assert {p for p in got if p.split(".")[1].startswith("add_")} == {"support.add_ticketmessage",
+                                                                     "support.add_announcement"}
     assert not {"accounts.change_ledgerentry", "accounts.change_auditlog", "auth.change_user",
-                "accounts.change_sitesettings", "accounts.change_wallet"} & got
+                "accounts.change_sitesettings", "accounts.change_wallet", "support.change_ticketmessage",
+                "support.add_ticket", "support.change_announcementdismissal"} & got
 
 
 def test_the_custom_permissions_exist():
