@@ -76,7 +76,7 @@ def test_the_registry_knows_taizhou():
 
 @pytest.mark.parametrize("name", ["nanjing", "Taizhou", "", None, 3])
 def test_unknown_variants_are_refused_clearly(name):
-    with pytest.raises(UnknownVariant, match=r"unknown variant .* \(known: taizhou, wenzhou, zhuji\)"):
+    with pytest.raises(UnknownVariant, match=r"unknown variant .* \(known: taizhou, taizhou_trad, wenzhou, zhuji\)"):
         variants.get(name)
     with pytest.raises(ValueError, match="unknown variant"):
         Options(variant=name)
@@ -338,4 +338,4 @@ def test_room_options_are_data_and_validate_once():
 def test_the_contracts_answer_only_variants_with_one(register):
     register(replace(variants.get("taizhou"), name="toy_nocontract", has_contract=False))
     out = score_request({"variant": "toy_nocontract", "seat": "E", "hand": "123m456m789m123p5p", "win": "5p"})
-    assert out == {"ok": False, "error": "unknown variant 'toy_nocontract' (known: taizhou, wenzhou, zhuji)"}
+    assert out == {"ok": False, "error": "unknown variant 'toy_nocontract' (known: taizhou, taizhou_trad, wenzhou, zhuji)"}
