@@ -22,6 +22,7 @@ a HEADERS key, which is ignored):
     {"action": "rematch"}                                   再来一局: propose / accept a rematch (game over)
     {"action": "phrase", "phrase": "p1"}                    快捷语 (games/phrases.py): a bubble at my seat
     {"action": "add_bot", "position": 2} / {"action": "remove_bot", "position": 2}   the host's 电脑 seats
+    {"action": "hints", "on": true | false}                 提示 for me (where the room allows them)
     {"action": "location", "lat": 31.2, "lon": 121.5}       the player shares their location (consent)
     {"action": "ping"}                                      the page's heartbeat (static/js/table.js)
 
@@ -66,7 +67,7 @@ log = logging.getLogger(__name__)
 
 HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong", "decide")
 ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
-                "auto_on", "location", "escape", "rematch", "phrase", "add_bot", "remove_bot")
+                "auto_on", "location", "escape", "rematch", "phrase", "add_bot", "remove_bot", "hints")
 MAX_MESSAGE = 4096  # characters; a real message is well under 1 KB
 RATE_PER_SECOND = 20  # messages per second per socket (token bucket, burst of the same size)
 
@@ -396,6 +397,8 @@ def parse_message(content) -> dict:
         command["position"] = None if content.get("position") in (None, "") else _version(content.get("position"))
     elif action == "dissolve":
         command["agree"] = _flag(content.get("agree"), True)
+    elif action == "hints":
+        command["on"] = _flag(content.get("on"), True)
     elif action == "phrase":
         phrase = content.get("phrase")
         if not isinstance(phrase, str) or len(phrase) > 8:

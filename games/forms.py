@@ -344,6 +344,8 @@ class CreateRoomForm(forms.Form):
                                widget=forms.NumberInput(attrs=NUMERIC))
     turn_seconds = forms.IntegerField(label=_("出牌时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
     claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
+    hints_allowed = forms.BooleanField(label=_("允许提示"), required=False, initial=True,
+                                       help_text=_("玩家可以自己打开提示：听哪几张、打哪张离听牌最近"))
     min_balance = forms.IntegerField(label=_("入座最低金豆"), required=False,
                                      help_text=_("金豆少于这个数的玩家不能入座；0 表示不限"),
                                      widget=forms.NumberInput(attrs=NUMERIC))
@@ -397,6 +399,7 @@ class CreateRoomForm(forms.Form):
         if not self.errors:
             options = self.room_options()
             options.update(options.pop("settings"))  # validated like the other options
+            options.pop("hints_allowed", None)  # a site choice, not a rule of the variant
             for field, message in rooms.room_option_errors(options):
                 self.add_error(field if field in self.fields else None, message)
         return data
@@ -414,6 +417,7 @@ class CreateRoomForm(forms.Form):
             "turn_seconds": data["turn_seconds"],
             "claim_seconds": data["claim_seconds"],
             "min_balance": data.get("min_balance") or 0,
+            "hints_allowed": bool(data.get("hints_allowed")),
             # only the chosen variant's own settings (the others' fields are hidden and ignored)
             "settings": {s.name: data[s.name] for s in variants.get(data["variant"]).room_options.settings
                          if s.name in data},

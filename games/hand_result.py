@@ -47,6 +47,22 @@ def faces_words(faces: int) -> str:
     return {0: _("无财"), 1: _("一个财神"), 2: _("两个财神")}.get(faces, str(faces))
 
 
+# Why no 胡 is offered (games/engine/hints.py WHY_CODES), for a player with hints on.
+WHY_NO_WIN = {
+    "wild_not_claimable": gettext_noop("打出的财神不能吃碰，也不能胡"),
+    "not_winning_shape": gettext_noop("这几张牌还不成胡"),
+    "furiten": gettext_noop("这张牌你过胡了：自己摸牌之前不能再胡这一张"),
+    "too_few_tai": gettext_noop("成了胡的样子，但台数不够规则要求"),
+    "self_drawn_only": gettext_noop("这手牌只能自摸胡这一张"),
+    "not_offered": gettext_noop("规则现在不让胡这一张"),
+    "no_draw": gettext_noop("吃碰之后要先打一张，不能自摸"),
+}
+
+
+def why_no_win(code) -> str:
+    return _(WHY_NO_WIN[code]) if code in WHY_NO_WIN else ""
+
+
 def decision_choice(name, value) -> str:
     if name == "contract":
         c = contract_choice(value)

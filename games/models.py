@@ -41,6 +41,7 @@ class Room(models.Model):
     replay_hide_names = models.BooleanField(_("分享的回放隐藏昵称"), default=False)
     # 练习: a room with computer players; no beans move (the stake is shown as 练习, not settled)
     practice = models.BooleanField(_("练习（不计金豆）"), default=False)
+    hints_allowed = models.BooleanField(_("允许提示"), default=True)  # the host may forbid hints (听牌 / 打哪张)
     status = models.CharField(max_length=12, choices=STATUS_CHOICES, default=WAITING)
     invite_revoked = models.BooleanField(default=False)
     dissolve_started_at = models.DateTimeField(null=True, blank=True)
@@ -85,6 +86,7 @@ class Seat(models.Model):
     ready = models.BooleanField(default=False)
     auto_play = models.BooleanField(default=False)  # 托管
     escaped = models.BooleanField(default=False)  # left the game (逃跑): 托管 to the end, not taken back
+    hints = models.BooleanField(default=False)  # this player turned hints on (games/engine/hints.py)
     timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
     ip = models.GenericIPAddressField(null=True, blank=True)  # from the socket (or a trusted proxy)
     latitude = models.FloatField(null=True, blank=True)  # shared by the player, with consent

@@ -439,6 +439,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
                 "frozen": bool(s and s.user_id and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
         info["auto"] = bool(s and s.auto_play) or info["frozen"]  # a frozen account's seat is on 托管
         info["escaped"] = bool(s and s.escaped)  # left the game (逃跑): 托管 to the end
+        info["hints"] = bool(s and s.hints)
         if view is not None:
             vp = view["players"][p]
             info.update(wind=vp["wind"], dealer=vp["dealer"])
@@ -455,6 +456,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
         "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
         "unit": unit_label(room.variant), "rules_url": rules_url(room.variant), "auto": seats[me]["auto"],
+        "hints_allowed": room.hints_allowed,
     }
     if game is not None:
         ctx["hand_number"] = hand.number if hand else game.hands_played
@@ -506,6 +508,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             # exactly what is offered, e.g. 可以胡、碰，或者过
             ctx["claim_prompt"] = _("可以%(what)s，或者过") % {"what": pgettext("list separator", "、").join(offered)}
         ctx["commitment"] = {"code": hand.commitment, "players": room.players, "dealer": hand.dealer}
+        if room.hints_allowed and mine.hints and view["phase"] != "ended":
+            ctx["hint"] = _hint_context(snap.state, me, view, lang, buttons)
         ctx.update({
             "view": view, "mine": players[0],
             "others": sorted(players[1:], key=lambda p: SIDE_ORDER[p["side"]]), "hand_tiles": hand_tiles,
@@ -563,6 +567,38 @@ def _rematch_context(room: Room, mine) -> dict:
     return {"proposed": True, "url": reverse("games:room", args=[new.pk]), "open": new.status == Room.WAITING,
             "joined": [s.name for s in joined], "players": new.players,
             "me_in": any(s.user_id == mine.user_id for s in joined), "host": display_name(new.host)}
+
+
+def _hint_context(state, me: int, view: dict, lang: str, buttons: list) -> dict:
+    """提示 for a player who turned hints on (games/engine/hints.py, from what this seat may see):
+    on one's turn the discards closest to ready (the best marked in the hand), when ready the
+    winning tiles with how many are unseen and what each would score, and in a claim window why a
+    胡 is not offered on a tile that would complete the hand."""
+    from games.engine import hints as engine_hints
+    from games.engine.tiles import face_label, parse_tile
+
+    def label(code):
+        return face_label(parse_tile(code), lang)
+
+    h = engine_hints.hints(state, me)
+    out = {"shanten": h.get("shanten"), "ready": h.get("ready"), "best": [], "discards": [], "waits": []}
+    if h.get("discards"):
+        top = h["discards"][0]
+        out["best"] = [e["tile"] for e in h["discards"] if (e["shanten"], e["useful_count"]) ==
+                       (top["shanten"], top["useful_count"])]
+        out["discards"] = [{"tile": label(e["tile"]), "shanten": e["shanten"], "count": e["useful_count"]}
+                           for e in h["discards"][:3]]
+    for w in h.get("waits") or ():
+        score = w.get("self_drawn") or w.get("discard") or {}
+        out["waits"].append({"tile": label(w["tile"]), "unseen": w["unseen"], "total": score.get("total"),
+                             "tai": score.get("tai"), "self_only": w.get("discard") is None})
+    if view["phase"] == "claim" and view.get("last_discard") and not any(b["kind"] == "win" for b in buttons):
+        code = view["last_discard"]["code"]
+        if any(w["tile"] == code for w in h.get("waits") or ()) or view["last_discard"].get("wild"):
+            why = engine_hints.why_no_win(state, me, code, self_drawn=False)
+            if why:
+                out["why"] = {"tile": view["last_discard"]["label"], "text": hand_result.why_no_win(why)}
+    return out
 
 
 def _escape_cost(room: Room, me: int) -> dict | None:
@@ -748,12 +784,15 @@ def _pick(ctx, *keys):
 
 FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
-                                 "rules_url", "auto", "commitment", "escape", "unit"),
+                                 "rules_url", "auto", "commitment", "escape", "unit", "hints_allowed"),
+                         "me": {"hints": c["me"].get("hints")},
+                         "hand": {"pk": c["hand"].pk} if c.get("hand") else None,
                          "room": {"pk": c["room"].pk, "number": c["room"].number}},
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
-    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles", "hand_half"),
+    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles", "hand_half",
+                               "hint", "unit"),
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",

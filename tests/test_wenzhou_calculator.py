@@ -148,10 +148,10 @@ def test_the_calculator_offers_every_contract_variant_even_before_rooms_may_use_
     from games.variant_names import scoring_variant_choices, variant_choices
 
     monkeypatch.setitem(variants._REGISTRY, "wenzhou", replace(variants.get("wenzhou"), playable=False))
-    assert [name for name, _ in scoring_variant_choices()] == ["taizhou", "wenzhou", "zhuji"]
+    assert [name for name, _ in scoring_variant_choices()] == ["taizhou", "taizhou_trad", "wenzhou", "zhuji"]
     rooms_may_use = [name for name, _ in variant_choices()]
     assert "taizhou" in rooms_may_use and "wenzhou" not in rooms_may_use  # (Zhuji: as its engine says)
-    assert [name for name, _ in CalculatorForm().fields["variant"].choices] == ["taizhou", "wenzhou", "zhuji"]
+    assert [name for name, _ in CalculatorForm().fields["variant"].choices] == ["taizhou", "taizhou_trad", "wenzhou", "zhuji"]
     assert "wenzhou" not in [name for name, _ in CreateRoomForm().fields["variant"].choices]
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from .bots import add_bot, remove_bot, start_practice
+from .bots import add_bot, remove_bot, set_hints, start_practice
 from .dealing import check_next_hand, first_dealer, new_seed, set_ready
 from .dissolve import DISSOLVE_WINDOW, end_dissolve_window, force_dissolve, vote_dissolve
 from .errors import Outcome, ServiceError
@@ -53,7 +53,7 @@ __all__ = [
     "add_bot", "can_escape", "check_can_sit", "check_next_hand", "escape", "close_room", "create_room", "current_hand", "distance_m",
     "end_dissolve_window", "find_room_by_number", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
     "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play",
-    "record_presence", "rematch", "remove_bot", "say", "start_practice", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
+    "record_presence", "rematch", "remove_bot", "say", "set_hints", "start_practice", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
     "seat_distances", "set_auto_play", "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout",
     "vote_dissolve",
 ]
@@ -74,6 +74,7 @@ ROOM_ACTIONS = {
     "phrase": lambda user, room_id, c: say(user, room_id, c.get("phrase")),
     "add_bot": lambda user, room_id, c: add_bot(user, room_id, c.get("position")),
     "remove_bot": lambda user, room_id, c: remove_bot(user, room_id, c["position"]),
+    "hints": lambda user, room_id, c: set_hints(user, room_id, c.get("on", True)),
     "location": lambda user, room_id, c: set_location(user, room_id, c["lat"], c["lon"]),
 }
 

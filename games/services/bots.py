@@ -115,3 +115,17 @@ def start_practice(user, *, variant: str, players: int = 4, settings=None, lengt
         dealing.start_if_ready(room, None)
         notify.bump(room)
     return room
+
+
+def set_hints(user, room_id: int, on: bool):
+    """提示 on/off for this player (games/engine/hints.py), where the room allows hints."""
+    with transaction.atomic():
+        room = handstate.locked_room(room_id)
+        seat = room.seats.filter(user=user).first()
+        if seat is None:
+            raise ServiceError("not_seated", _("你不在这个房间"))
+        if on and not room.hints_allowed:
+            raise ServiceError("hints_forbidden", _("房主关闭了这个房间的提示"))
+        seat.hints = bool(on)
+        seat.save(update_fields=["hints"])
+        notify.bump(room)

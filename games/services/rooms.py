@@ -100,7 +100,7 @@ def check_can_sit(user, min_balance: int = 0):
 
 
 def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None, length=None, stake=None,
-                turn_seconds=None, claim_seconds=None, min_balance=None, settings=None) -> Room:
+                turn_seconds=None, claim_seconds=None, min_balance=None, settings=None, hints_allowed=True) -> Room:
     """A room with these options (None = the variant's default), the host seated at position 0.
     `settings`: the variant's own settings (RoomOptions.settings, e.g. {"odd_base": True})."""
     given = {"players": players, "length_kind": length_kind, "length": length, "stake": stake,
@@ -120,7 +120,8 @@ def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None
     with transaction.atomic():
         room = Room.objects.create(host=user, variant=variant, players=players, length_kind=length_kind,
                                    length=length, stake=stake, turn_seconds=turn_seconds,
-                                   claim_seconds=claim_seconds, min_balance=min_balance, settings=own)
+                                   claim_seconds=claim_seconds, min_balance=min_balance, settings=own,
+                                   hints_allowed=bool(hints_allowed))
         Seat.objects.create(room=room, user=user, position=0)
         room_numbers.assign_number(room)
     return room
