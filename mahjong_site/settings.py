@@ -208,6 +208,10 @@ if TRUSTED_PROXY_HOPS < 0:
 # every present player pressed 准备; seats on 托管 or offline are ready by themselves).
 NEXT_HAND_SECONDS = env_int("NEXT_HAND_SECONDS", 15)
 
+# The pause before a computer player (电脑) or a seat on 托管 moves, in seconds: a human-looking
+# pause, and never in the same transaction as the move before it (games/services/bots.py).
+BOT_DELAY_SECONDS = float(env_str("BOT_DELAY_SECONDS", "1"))
+
 # Presence (games/presence.py): a seat is online while one of its sockets was heard from within
 # this many seconds. The room page pings every 25 s (static/js/table.js), so two pings may be lost.
 PRESENCE_TTL_SECONDS = env_int("PRESENCE_TTL_SECONDS", 70)
