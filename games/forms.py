@@ -11,6 +11,9 @@ from games.variant_names import scoring_variant_choices, variant_choices, varian
 from games.engine import variants
 from games.engine.melds import split_meld
 from games.engine.tiles import TileError, face_name, parse_tile
+from games.engine.variants.taizhou_trad import LIEZI as TRAD_LIEZI
+from games.engine.variants.taizhou_trad import VARIANT_ID as TAIZHOU_TRAD
+from games.engine.variants.taizhou_trad import flower_face as trad_flower_face
 from games.engine.variants.wenzhou import BASES as WENZHOU_BASES
 from games.engine.variants.wenzhou import VARIANT_ID as WENZHOU
 from games.engine.variants.zhuji import TARGETS as ZHUJI_TARGETS
@@ -43,6 +46,14 @@ def read_meld(text):
     if not faces:
         raise TileError("no tiles", "bad_text", {"text": body, "bad": body})
     return f"{kind}:{body}"
+
+
+def _seat_number(label, high, too_high):
+    """One number of traditional Taizhou's table of the other seats (a total or a throw), 0..high."""
+    return forms.IntegerField(
+        label=label, min_value=0, max_value=high, required=False,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "placeholder": "0", "aria-label": label}),
+        error_messages={"min_value": _("不能是负数"), "max_value": too_high, "invalid": _("请填写整数")})
 
 
 class CalculatorForm(forms.Form):
@@ -121,13 +132,48 @@ class CalculatorForm(forms.Form):
         initial="1", required=False, help_text=_("每一笔付分都乘以底分"))
     laozhuang = forms.BooleanField(
         label=_("老庄"), required=False, help_text=_("流局、包输或庄家和牌后的下一局：这一局所有付分加倍"))
+    # Traditional Taizhou's own fields (taizhou-traditional.md §10): shown only while it is chosen;
+    # robbed_kong, kong_replacement, players and discarder above serve it too; its wild is the
+    # common indicator `wild` (required). The other seats' totals and throws with the winner are a
+    # small table of their own (SEAT_FIELDS) for settle_hands.
+    flowers = forms.TypedChoiceField(
+        label=_("花"), choices=[(str(n), str(n)) for n in range(5)], coerce=int, empty_value=0, initial="0",
+        required=False, help_text=_("这一家亮出的花的张数：白板；翻出的是白板时，红中是花"))
+    last_tile = forms.BooleanField(label=_("海底捞月"), required=False, help_text=_("自摸黄牌前的最后一张牌"))
+    dianpao = forms.BooleanField(
+        label=_("点炮（打生牌）"), required=False,
+        help_text=_("生牌阶段放冲的一家打出的是生牌：他一家付清和牌者应得的全部，还替其他闲家付"))
+    dan = forms.IntegerField(
+        label=_("弹"), min_value=0, max_value=10000, initial=0, required=False,
+        help_text=_("房间的弹，常用 0、2、5、10、20、50、100"), widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+        error_messages={"min_value": _("不能是负数"), "max_value": _("最多 10000"), "invalid": _("请填写整数")})
+    streak = forms.IntegerField(
+        label=_("连庄"), min_value=1, max_value=100, initial=1, required=False,
+        help_text=_("庄家这是第几局：第一局 1，每连一庄加 1；弹的奖励 = 弹 × 连庄（自摸 ×2）"),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+        error_messages={"min_value": _("至少是 1"), "max_value": _("最多 100"), "invalid": _("请填写整数")})
+    total_E = _seat_number(_("东家的总分"), TRAD_LIEZI, _("总分最多 400（劣子按 400 计）"))
+    total_S = _seat_number(_("南家的总分"), TRAD_LIEZI, _("总分最多 400（劣子按 400 计）"))
+    total_W = _seat_number(_("西家的总分"), TRAD_LIEZI, _("总分最多 400（劣子按 400 计）"))
+    total_N = _seat_number(_("北家的总分"), TRAD_LIEZI, _("总分最多 400（劣子按 400 计）"))
+    throw_E = _seat_number(_("东家与和牌者的扔弹"), 100000, _("最多 100000"))
+    throw_S = _seat_number(_("南家与和牌者的扔弹"), 100000, _("最多 100000"))
+    throw_W = _seat_number(_("西家与和牌者的扔弹"), 100000, _("最多 100000"))
+    throw_N = _seat_number(_("北家与和牌者的扔弹"), 100000, _("最多 100000"))
     lang = forms.ChoiceField(label=_("明细语言"), choices=LANG_CHOICES, initial="zh", required=False)
 
     WENZHOU_FIELDS = ("base", "first_turn", "robbed_kong", "quanqiu")
     ZHUJI_FIELDS = ("wild_1", "wild_2", "mode", "target", "robbed_kong", "kong_replacement", "players",
                     "discarder", "unit", "laozhuang")
+    SEAT_FIELDS = tuple(f"{kind}_{seat}" for seat in SEAT_ORDER for kind in ("total", "throw"))
+    TAIZHOU_TRAD_FIELDS = ("flowers", "robbed_kong", "kong_replacement", "last_tile", "players", "discarder",
+                           "dianpao", "dan", "streak", *SEAT_FIELDS)
     # the fields only some variants read (the others' are ignored, even when a URL has them wrong)
-    VARIANT_FIELDS = {WENZHOU: WENZHOU_FIELDS, ZHUJI: ZHUJI_FIELDS}
+    VARIANT_FIELDS = {WENZHOU: WENZHOU_FIELDS, ZHUJI: ZHUJI_FIELDS, TAIZHOU_TRAD: TAIZHOU_TRAD_FIELDS}
+
+    def trad_seat_rows(self):
+        """(seat word, bound total field, bound throw field) per seat: traditional Taizhou's table."""
+        return [(dict(SEAT_CHOICES)[seat], self[f"total_{seat}"], self[f"throw_{seat}"]) for seat in SEAT_ORDER]
 
     def wenzhou_fields(self):
         """The bound fields only Wenzhou reads (the template shows them together)."""
@@ -136,7 +182,8 @@ class CalculatorForm(forms.Form):
     def variant_fields(self):
         """(bound field, the variants reading it as "wenzhou zhuji") of every variant's own field, in
         the order shown; the template marks each box for static/js/calculator.js."""
-        order = dict.fromkeys(name for names in self.VARIANT_FIELDS.values() for name in names)
+        order = dict.fromkeys(name for names in self.VARIANT_FIELDS.values() for name in names
+                              if name not in self.SEAT_FIELDS)  # those are a table of their own
         return [(self[name], " ".join(v for v, names in self.VARIANT_FIELDS.items() if name in names))
                 for name in order]
 
@@ -204,6 +251,8 @@ class CalculatorForm(forms.Form):
                 self.add_error("win", _("别人打出的财神不能和（和财神只能自摸）"))
         if data.get("variant") == ZHUJI:
             self._clean_zhuji(data)
+        if data.get("variant") == TAIZHOU_TRAD:
+            self._clean_taizhou_trad(data)
         # a variant's own fields mean nothing to another variant, even when a URL has them wrong
         own = self.VARIANT_FIELDS.get(data.get("variant"), ())
         for name in {n for names in self.VARIANT_FIELDS.values() for n in names} - set(own):
@@ -246,6 +295,60 @@ class CalculatorForm(forms.Form):
             elif discarder not in seats:
                 self.add_error("discarder", _("放冲的一家不在座（三人是东南西，两人是东南）"))
 
+    def _clean_taizhou_trad(self, data):
+        """Traditional Taizhou's checks (taizhou-traditional.md §10), worded for players."""
+        wild, win, self_drawn = data.get("wild"), data.get("win"), data.get("self_drawn")
+        if not wild and "wild" not in self.errors:
+            self.add_error("wild", _("传统台州麻将一定有得（财神）：请填写翻出的那张牌，如 8p"))
+        elif wild:
+            flower = trad_flower_face(parse_tile(wild))
+            written = [data.get("hand", ""), *data.get("melds", []), win or ""]
+            if any(flower in _faces(text) for text in written):
+                word = _("红中") if flower == parse_tile("7z") else _("白板")
+                self.add_error("hand", _("%(tile)s是这手牌的花：不要写进手牌、副露或和的牌，算在“花”的张数里")
+                               % {"tile": word})
+            if win and win == wild and not self_drawn:
+                self.add_error("win", _("别人打出的财神不能和（和财神只能自摸）"))
+        if not win and "win" not in self.errors:
+            for name in ("robbed_kong", "kong_replacement", "last_tile", "dianpao"):
+                if data.get(name):
+                    self.add_error(name, _("请填写和的牌"))
+        elif win:
+            if data.get("robbed_kong") and self_drawn:
+                self.add_error("robbed_kong", _("抢杠胡是和别人加杠的那张牌，不能同时自摸"))
+            if data.get("kong_replacement"):
+                if not self_drawn:
+                    self.add_error("kong_replacement", _("杠开是自摸：请勾选自摸"))
+                elif "melds" not in self.errors and not any(
+                        m.startswith(("kong:", "ckong:")) for m in data.get("melds", [])):
+                    self.add_error("kong_replacement", _("杠开时副露里要有一个杠（kong 或 ckong）"))
+            if data.get("last_tile") and not self_drawn:
+                self.add_error("last_tile", _("海底捞月是自摸最后一张牌：请勾选自摸"))
+        seats = SEAT_ORDER[:data.get("players") or 4]
+        if "seat" not in self.errors and data.get("seat") not in seats:
+            self.add_error("seat", _("这个门风不在座：三人是东、南、西，两人是东、南"))
+        discarder = data.get("discarder")
+        if discarder and win:
+            if self_drawn:
+                self.add_error("discarder", _("自摸时没有放冲的一家"))
+            elif discarder == data.get("seat"):
+                self.add_error("discarder", _("放冲的一家不能是和牌的一家"))
+            elif discarder not in seats:
+                self.add_error("discarder", _("放冲的一家不在座（三人是东南西，两人是东南）"))
+        if data.get("dianpao") and win:
+            if self_drawn:
+                self.add_error("dianpao", _("自摸时没有点炮"))
+            elif data.get("robbed_kong"):
+                self.add_error("dianpao", _("抢杠胡不算点炮：没有人打出牌（T-S9）"))
+            elif not discarder:
+                self.add_error("dianpao", _("点炮时请选择放冲的一家"))
+        # the other seats' totals and throws count only for the seated players other than the winner
+        used = {s for s in seats if s != data.get("seat")} if win else set()
+        for name in self.SEAT_FIELDS:
+            if name[-1] not in used:
+                self.errors.pop(name, None)
+                data.pop(name, None)
+
     def contract_request(self):
         """The scoring-contract dict for the cleaned data."""
         data = self.cleaned_data
@@ -274,6 +377,12 @@ class CalculatorForm(forms.Form):
             for name in ("robbed_kong", "kong_replacement"):
                 if data.get(name) and data["win"]:
                     request[name] = True
+        if data["variant"] == TAIZHOU_TRAD:  # taizhou-traditional.md §10
+            if data.get("flowers"):
+                request["flowers"] = data["flowers"]
+            for name in ("robbed_kong", "kong_replacement", "last_tile"):
+                if data.get(name) and data["win"]:
+                    request[name] = True
         return request
 
     def settle_request(self, score):
@@ -281,6 +390,8 @@ class CalculatorForm(forms.Form):
         winner the scored seat, the discarder as chosen; None when there is nothing to settle
         (another variant, no win, a win on a discard without its discarder)."""
         data = self.cleaned_data
+        if data["variant"] == TAIZHOU_TRAD:
+            return self._settle_taizhou_trad(score)
         if data["variant"] != ZHUJI or not (score or {}).get("ok") or not score.get("winner"):
             return None
         discarder = None if data["self_drawn"] else data.get("discarder")
@@ -294,6 +405,35 @@ class CalculatorForm(forms.Form):
             request.update(target=data.get("target") or 2, no_wild=bool(score.get("no_wild")),
                            single_wait=bool(score.get("single_wait")))
         return request
+
+    def _settle_taizhou_trad(self, score):
+        """Traditional Taizhou's settle_hands request for the scored winner (taizhou-traditional.md
+        §10): the dealer is East, the winner the scored seat with its total, the other seats' totals
+        and throws with the winner from the table, the discarder as chosen (the robbed player for
+        抢杠), 点炮 as ticked; None when there is nothing to settle."""
+        data = self.cleaned_data
+        if not (score or {}).get("ok") or not score.get("winner"):
+            return None
+        discarder = None if data["self_drawn"] else data.get("discarder")
+        if not data["self_drawn"] and not discarder:
+            return None
+        winner = data["seat"]
+        seats = list(SEAT_ORDER[:data.get("players") or 4])
+        totals = {s: score["total"] if s == winner else data.get(f"total_{s}") or 0 for s in seats}
+        capped = {s: bool(score.get("capped")) if s == winner else totals[s] >= TRAD_LIEZI for s in seats}
+        throws = [{"by": s, "at": winner, "amount": data[f"throw_{s}"]} for s in seats
+                  if s != winner and data.get(f"throw_{s}")]
+        return {"variant": TAIZHOU_TRAD, "dealer": "E", "winner": winner, "discarder": discarder,
+                "totals": totals, "capped": capped, "dan": data.get("dan") or 0, "streak": data.get("streak") or 1,
+                "throws": throws, "dianpao": discarder if data.get("dianpao") else None}
+
+
+def _faces(text):
+    """The faces of a hand's, a meld's ('pung:777z') or a tile's text, [] when they cannot be read."""
+    try:
+        return tile_names.read_tiles(tile_names.compact(text).split(":")[-1])
+    except TileError:
+        return []
 
 
 # --- the lobby's "create a room" form ----------------------------------------------------------

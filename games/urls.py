@@ -10,6 +10,7 @@ urlpatterns = [
     path("rules/taizhou/", views.rules_taizhou, name="rules_taizhou"),
     path("rules/wenzhou/", views.rules_wenzhou, name="rules_wenzhou"),
     path("rules/zhuji/", views.rules_zhuji, name="rules_zhuji"),
+    path("rules/taizhou-traditional/", views.rules_taizhou_trad, name="rules_taizhou_trad"),
     path("lobby/", lobby_views.lobby, name="lobby"),
     path("practice/", lobby_views.practice, name="practice"),
     path("join/<str:token>/", lobby_views.join, name="join"),

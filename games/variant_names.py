@@ -12,6 +12,7 @@ from games.engine import variants
 gettext_noop("台州麻将")  # the titles the site's catalogue words
 gettext_noop("温州麻将")
 gettext_noop("诸暨麻将")
+gettext_noop("传统台州麻将")
 
 
 # The unit a variant scores and pays in (Taizhou: 胡; Wenzhou and Zhuji pay in 分).

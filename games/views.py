@@ -8,9 +8,10 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games import contracts
-from games.engine.variants import zhuji
+from games.engine.variants import taizhou_trad, zhuji
 from games.forms import CalculatorForm
 from games.variant_names import unit_label
 
@@ -55,6 +56,26 @@ ZHUJI_EXAMPLES = [
      "self_drawn": True, "mode": "bao", "target": 2},
 ]
 
+# shared/rules/taizhou-traditional.md §10: the score_hands examples 1-2, then hands worth the winner's
+# total of the settle_hands examples 1-3 with the other seats' totals, 弹, streak, throws and 点炮;
+# linked from its rules page. ("totals" and "throws" are the calculator's table of the other seats.)
+TAIZHOU_TRAD_EXAMPLES = [
+    {"variant": "taizhou_trad", "seat": "S", "wild": "8p", "hand": "111m234s57p8p678m7z", "melds": [], "win": "7z",
+     "self_drawn": True, "flowers": 1},
+    {"variant": "taizhou_trad", "seat": "E", "wild": "3m", "hand": "999s66z3m147p2m", "melds": ["pung:111z"]},
+    # settle 1: North wins 60 on South's discard; E 20, S 0, W 10; 弹 2; West threw 5 at North
+    {"variant": "taizhou_trad", "seat": "N", "wild": "9p", "hand": "111m456m789s34p66z", "melds": [], "win": "2p",
+     "self_drawn": False, "flowers": 1, "discarder": "S", "dan": 2, "totals": {"E": 20, "W": 10},
+     "throws": {"W": 5}},
+    # settle 2: the dealer wins 80 on West's discard, West 点炮; S 30, W 50, N 0; 弹 0
+    {"variant": "taizhou_trad", "seat": "E", "wild": "9p", "hand": "456m34p22m", "melds": ["pung:111z", "pung:777z"],
+     "win": "5p", "self_drawn": False, "discarder": "W", "dianpao": True, "totals": {"S": 30, "W": 50}},
+    # settle 3: three players, the dealer's second hand, 弹 10: South self-draws a 劣子; E 0, W 40
+    {"variant": "taizhou_trad", "seat": "S", "wild": "9p", "hand": "111m999m111s99p66z", "melds": [], "win": "6z",
+     "self_drawn": True, "players": 3, "dan": 10, "streak": 2, "totals": {"W": 40}},
+]
+TAIZHOU_VARIANTS = ("taizhou", taizhou_trad.VARIANT_ID)  # the calculator offers one hand under both
+
 
 def _ui_lang():
     return "en" if (get_language() or "").startswith("en") else "zh"
@@ -75,7 +96,7 @@ def calculator_url(example, lang=None):
         params["self_drawn"] = "on"
     if "base" in example:  # Wenzhou's own fields (wenzhou.md §9)
         params["base"] = example["base"]
-    for name in ("first_turn", "robbed_kong", "quanqiu", "kong_replacement", "laozhuang"):
+    for name in ("first_turn", "robbed_kong", "quanqiu", "kong_replacement", "laozhuang", "last_tile", "dianpao"):
         if example.get(name):
             params[name] = "on"
     for number, face in enumerate(example.get("wilds") or [], 1):  # Zhuji's wild faces (zhuji.md §8)
@@ -83,6 +104,12 @@ def calculator_url(example, lang=None):
     for name in ("mode", "target", "players", "discarder", "unit"):  # Zhuji's mode and settlement
         if example.get(name):
             params[name] = example[name]
+    for name in ("flowers", "dan", "streak"):  # traditional Taizhou (taizhou-traditional.md §10)
+        if example.get(name):
+            params[name] = example[name]
+    for kind in ("total", "throw"):  # its table of the other seats
+        for seat, value in (example.get(kind + "s") or {}).items():
+            params[f"{kind}_{seat}"] = value
     return reverse("games:calculator") + "?" + urlencode(params)
 
 
@@ -103,7 +130,10 @@ def calculator(request):
         for name, default in (("variant", "taizhou"), ("seat", "E"), ("lang", _ui_lang())):
             if not data.get(name):
                 data[name] = default
-    form = CalculatorForm(data if submitted else None, initial={"lang": _ui_lang()})
+    initial = {"lang": _ui_lang()}
+    if not submitted and data.get("variant"):
+        initial["variant"] = data["variant"]  # a link may choose the variant (a rules page's)
+    form = CalculatorForm(data if submitted else None, initial=initial)
     contract_request = result = settle_request = settlement = None
     if submitted and form.is_valid():
         contract_request = form.contract_request()
@@ -120,10 +150,16 @@ def calculator(request):
             uncapped = points * factor
 
     variant = contract_request["variant"] if contract_request else None
+    rounded = None
+    if variant == taizhou_trad.VARIANT_ID and uncapped is not None:
+        rounded = -(-uncapped // 10) * 10  # §6: round up to ten, then the 劣子 cap
     context = {
         "form": form,
         "variant": variant,
-        "unit": unit_label(variant) if variant else "",
+        "unit": (TRAD_UNIT if variant == taizhou_trad.VARIANT_ID else unit_label(variant)) if variant else "",
+        "rounded": rounded,
+        "flower_tiles": _flower_tiles(contract_request),
+        "other_taizhou": _other_taizhou(data) if submitted else None,
         "factor": factor,
         "uncapped": uncapped,
         "submitted": submitted,
@@ -145,6 +181,34 @@ def calculator(request):
     return response
 
 
+TRAD_UNIT = pgettext_lazy("unit", "子")
+
+
+def _flower_tiles(contract_request):
+    """Traditional Taizhou: the flowers shown, as tiles ('5z5z'; reds when the wild is White)."""
+    if not contract_request or contract_request["variant"] != taizhou_trad.VARIANT_ID:
+        return ""
+    try:
+        face = taizhou_trad.flower_face(taizhou_trad.parse_tile(contract_request["wild"]))
+    except Exception:  # noqa: BLE001 - the engine's answer says what is wrong
+        return ""
+    return taizhou_trad.face_name(face) * (contract_request.get("flowers") or 0)
+
+
+def _other_taizhou(data):
+    """The same hand under the other Taizhou variant (official <-> traditional): (its name, the
+    calculator URL with every field kept, only the variant changed), or None for other variants."""
+    from games.variant_names import variant_label
+
+    if data.get("variant") not in TAIZHOU_VARIANTS:
+        return None
+    other = TAIZHOU_VARIANTS[1 - TAIZHOU_VARIANTS.index(data["variant"])]
+    params = data.copy()
+    params.pop("csrfmiddlewaretoken", None)
+    params["variant"] = other
+    return {"variant": other, "label": variant_label(other), "url": reverse("games:calculator") + "?" + params.urlencode()}
+
+
 def _items(result, contract_request):
     """The result's items, a Zhuji item glossed in English (Z-S7: its names are the spec's)."""
     items = [dict(item) for item in (result or {}).get("items", []) if isinstance(item, dict)]
@@ -156,7 +220,8 @@ def _items(result, contract_request):
 
 
 SEAT_WORDS = {"E": _("东"), "S": _("南"), "W": _("西"), "N": _("北")}
-WHY_WORDS = {"win": _("和"), "contract": _("包"), "escape": _("逃跑")}
+WHY_WORDS = {"win": _("和"), "contract": _("包"), "escape": _("逃跑"), "dan": _("弹"), "throw": _("扔弹"),
+             "non-winners": _("闲家之间")}
 
 
 def _settlement(answer):
@@ -196,3 +261,11 @@ def rules_zhuji(request):
     lang = _rules_lang(request)
     examples = [calculator_url(example, lang) for example in ZHUJI_EXAMPLES]
     return render(request, "games/rules_zhuji.html", {"rules_lang": lang, "example_urls": examples})
+
+
+def rules_taizhou_trad(request):
+    """The traditional Taizhou rules in Chinese, or in English as for Taizhou; §10's examples open in
+    the calculator."""
+    lang = _rules_lang(request)
+    examples = [calculator_url(example, lang) for example in TAIZHOU_TRAD_EXAMPLES]
+    return render(request, "games/rules_taizhou_trad.html", {"rules_lang": lang, "example_urls": examples})

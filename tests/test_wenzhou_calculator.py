@@ -132,7 +132,7 @@ def test_the_calculator_offers_wenzhou_and_its_fields(client):
     for name in ("base", "first_turn", "robbed_kong", "quanqiu"):
         assert f'name="{name}"' in html
     assert html.count('data-variant-field="wenzhou"') == 3
-    assert html.count('data-variant-field="wenzhou zhuji"') == 1  # 抢杠胡 serves Zhuji too
+    assert html.count('data-variant-field="wenzhou zhuji taizhou_trad"') == 1  # 抢杠胡 serves Zhuji and traditional Taizhou too
     base = html.split('name="base"')[1].split("</select>")[0]
     assert re.findall(r'<option value="(\d)"', base) == ["2", "4", "6", "8", "3", "5", "7", "9"]
     assert "js/calculator.js" in html

@@ -76,8 +76,9 @@ def test_the_calculator_offers_zhuji_and_its_fields(client):
     for name in ("wild_1", "wild_2", "mode", "target", "robbed_kong", "kong_replacement", "players", "discarder",
                  "unit", "laozhuang"):
         assert f'name="{name}"' in html, name
-    assert html.count('data-variant-field="zhuji"') == 9
-    assert html.count('data-variant-field="wenzhou zhuji"') == 1  # 抢杠胡 serves both
+    assert html.count('data-variant-field="zhuji"') == 6
+    assert html.count('data-variant-field="zhuji taizhou_trad"') == 3  # 杠开, players, discarder
+    assert html.count('data-variant-field="wenzhou zhuji taizhou_trad"') == 1  # 抢杠胡 serves all three
     assert 'data-variant-hide="zhuji"' in html.split('name="wild"')[0].rsplit("<div", 1)[1]  # no indicator
     mode = html.split('name="mode"')[1].split("</select>")[0]
     assert re.findall(r'<option value="(\w+)"', mode) == ["fan", "bao"]
