@@ -19,6 +19,7 @@ from games.engine.variants.wenzhou import VARIANT_ID as WENZHOU
 from games.engine.variants.zhuji import TARGETS as ZHUJI_TARGETS
 from games.engine.variants.zhuji import UNITS as ZHUJI_UNITS
 from games.engine.variants.zhuji import VARIANT_ID as ZHUJI
+from games.models import Room
 from games.services import rooms
 
 
@@ -486,6 +487,12 @@ class CreateRoomForm(forms.Form):
     claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
     hints_allowed = forms.BooleanField(label=_("允许提示"), required=False, initial=True,
                                        help_text=_("玩家可以自己打开提示：听哪几张、打哪张离听牌最近"))
+    spectators = forms.ChoiceField(label=_("观战"), choices=Room.WATCH_CHOICES, initial=Room.WATCH_NOBODY,
+                                   required=False, help_text=_("玩家的朋友：登录后和在座的某位玩家一起打完过一场牌局的人"))
+    spectator_delay = forms.TypedChoiceField(
+        label=_("观战延迟"), coerce=int, initial="3", required=False, empty_value=3,
+        choices=[("0", _("不延迟")), ("1", _("1 步")), ("3", _("3 步"))],
+        help_text=_("观战的人看到的牌桌比实际慢几步，免得有人边看边给玩家报牌"))
     min_balance = forms.IntegerField(label=_("入座最低金豆"), required=False,
                                      help_text=_("金豆少于这个数的玩家不能入座；0 表示不限"),
                                      widget=forms.NumberInput(attrs=NUMERIC))
@@ -540,6 +547,8 @@ class CreateRoomForm(forms.Form):
             options = self.room_options()
             options.update(options.pop("settings"))  # validated like the other options
             options.pop("hints_allowed", None)  # a site choice, not a rule of the variant
+            options.pop("spectators", None)
+            options.pop("spectator_delay", None)
             for field, message in rooms.room_option_errors(options):
                 self.add_error(field if field in self.fields else None, message)
         return data
@@ -558,6 +567,8 @@ class CreateRoomForm(forms.Form):
             "claim_seconds": data["claim_seconds"],
             "min_balance": data.get("min_balance") or 0,
             "hints_allowed": bool(data.get("hints_allowed")),
+            "spectators": data.get("spectators") or Room.WATCH_NOBODY,
+            "spectator_delay": data.get("spectator_delay") if data.get("spectator_delay") is not None else 3,
             # only the chosen variant's own settings (the others' fields are hidden and ignored)
             "settings": {s.name: data[s.name] for s in variants.get(data["variant"]).room_options.settings
                          if s.name in data},

@@ -42,6 +42,14 @@ class Room(models.Model):
     # 练习: a room with computer players; no beans move (the stake is shown as 练习, not settled)
     practice = models.BooleanField(_("练习（不计金豆）"), default=False)
     hints_allowed = models.BooleanField(_("允许提示"), default=True)  # the host may forbid hints (听牌 / 打哪张)
+    # 观战 (games/spectators.py): who may watch by the watch link, and how many moves behind live play
+    WATCH_NOBODY, WATCH_FRIENDS, WATCH_ANYONE = "nobody", "friends", "anyone"
+    WATCH_CHOICES = [(WATCH_NOBODY, _("不允许")), (WATCH_FRIENDS, _("玩家的朋友（有链接）")),
+                     (WATCH_ANYONE, _("任何有链接的人"))]
+    WATCH_DELAYS = (0, 1, 3)
+    spectators = models.CharField(_("观战"), max_length=10, choices=WATCH_CHOICES, default=WATCH_NOBODY)
+    spectator_delay = models.PositiveSmallIntegerField(_("观战延迟（步）"), default=3,
+                                                       choices=[(n, str(n)) for n in WATCH_DELAYS])
     status = models.CharField(max_length=12, choices=STATUS_CHOICES, default=WAITING)
     invite_revoked = models.BooleanField(default=False)
     dissolve_started_at = models.DateTimeField(null=True, blank=True)
@@ -144,6 +152,28 @@ class SocketPresence(models.Model):
         verbose_name = _("在线连接")
         verbose_name_plural = _("在线连接")
         indexes = [models.Index(fields=["seat", "seen_at"], name="presence_seat_seen")]
+
+    def __str__(self):
+        return f"{self.channel_name} @ {self.seen_at:%H:%M:%S}"
+
+
+class SpectatorSocket(models.Model):
+    """One open spectator socket (观战, games/spectators.py), like SocketPresence for seats: written
+    on connect with the address it came from, refreshed by the heartbeat, deleted on close; a row
+    not heard from within settings.PRESENCE_TTL_SECONDS stops counting (and is deleted by the
+    periodic cleanup). The table shows how many distinct users have a live row."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="spectator_sockets")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="spectator_sockets")
+    channel_name = models.CharField(max_length=100, unique=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("观战连接")
+        verbose_name_plural = _("观战连接")
+        indexes = [models.Index(fields=["room", "seen_at"], name="spectator_room_seen")]
 
     def __str__(self):
         return f"{self.channel_name} @ {self.seen_at:%H:%M:%S}"
@@ -297,9 +327,9 @@ class Replay(models.Model):
 class Alert(models.Model):
     """A possible collusion (同IP / GPS too close) for customer service to look at."""
 
-    SAME_IP, NEAR = "same_ip", "near"
+    SAME_IP, NEAR, WATCH_IP = "same_ip", "near", "watch_ip"
     NEW, LOOKED, ACTED = "new", "looked", "acted"
-    KINDS = [(SAME_IP, _("同一 IP")), (NEAR, _("距离过近"))]
+    KINDS = [(SAME_IP, _("同一 IP")), (NEAR, _("距离过近")), (WATCH_IP, _("观战者与玩家同一 IP"))]
     STATUSES = [(NEW, _("新")), (LOOKED, _("已查看")), (ACTED, _("已处理"))]
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="alerts")

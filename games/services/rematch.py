@@ -20,7 +20,8 @@ from .rooms import check_can_sit
 
 # the rules a rematch copies from the old room
 COPIED = ("variant", "players", "length_kind", "length", "stake", "turn_seconds", "claim_seconds", "min_balance",
-          "settings", "replay_visibility", "replay_hide_names", "hints_allowed")
+          "settings", "replay_visibility", "replay_hide_names", "hints_allowed",
+          "spectators", "spectator_delay")
 
 
 def rematch(user, room_id: int) -> Room:

@@ -100,7 +100,8 @@ def check_can_sit(user, min_balance: int = 0):
 
 
 def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None, length=None, stake=None,
-                turn_seconds=None, claim_seconds=None, min_balance=None, settings=None, hints_allowed=True) -> Room:
+                turn_seconds=None, claim_seconds=None, min_balance=None, settings=None, hints_allowed=True,
+                spectators=Room.WATCH_NOBODY, spectator_delay=3) -> Room:
     """A room with these options (None = the variant's default), the host seated at position 0.
     `settings`: the variant's own settings (RoomOptions.settings, e.g. {"odd_base": True})."""
     given = {"players": players, "length_kind": length_kind, "length": length, "stake": stake,
@@ -116,12 +117,17 @@ def create_room(user, *, variant=DEFAULT_VARIANT, players=None, length_kind=None
     stake, turn_seconds, claim_seconds = options["stake"], options["turn_seconds"], options["claim_seconds"]
     min_balance = options["min_balance"]
     own = {s.name: options[s.name] for s in variants.get(variant).room_options.settings}
+    if spectators not in dict(Room.WATCH_CHOICES):
+        raise ServiceError("bad_option", _("“%(field)s”不能是这个值") % {"field": _("观战")})
+    if spectator_delay not in Room.WATCH_DELAYS:
+        raise ServiceError("bad_option", _("“%(field)s”不能是这个值") % {"field": _("观战延迟")})
     check_can_sit(user, min_balance)
     with transaction.atomic():
         room = Room.objects.create(host=user, variant=variant, players=players, length_kind=length_kind,
                                    length=length, stake=stake, turn_seconds=turn_seconds,
                                    claim_seconds=claim_seconds, min_balance=min_balance, settings=own,
-                                   hints_allowed=bool(hints_allowed))
+                                   hints_allowed=bool(hints_allowed), spectators=spectators,
+                                   spectator_delay=spectator_delay)
         Seat.objects.create(room=room, user=user, position=0)
         room_numbers.assign_number(room)
     return room
