@@ -296,6 +296,7 @@ class RoomSnapshot:
     online: frozenset  # positions with a live socket when read (presence.online_positions)
     near_meters: int | None
     game_beans: dict | None
+    watchers: int = 0  # 观战: users watching now (games/spectators.py; a change bumps the version)
 
 
 SNAPSHOTS = 1024  # rooms per process (least recently used first out)
@@ -338,7 +339,16 @@ def _build_snapshot(room_id: int) -> RoomSnapshot | None:
         names={s.position: s.name for s in seat_rows}, game=game, hand=hand, phase=phase,
         state=state, moves=_recent_moves(hand) if phase == PLAYING else (), near_meters=near_meters,
         online=frozenset(presence.online_positions(room_id)),
-        game_beans=game_beans(game) if game is not None and phase in (FINISHED, DISSOLVED) else None)
+        game_beans=game_beans(game) if game is not None and phase in (FINISHED, DISSOLVED) else None,
+        watchers=_watchers(room))
+
+
+def _watchers(room: Room) -> int:
+    if room.spectators == Room.WATCH_NOBODY:
+        return 0
+    from games import spectators
+
+    return spectators.watcher_count(room.pk)
 
 
 def room_snapshot(room_id: int, cached: bool = True, at_least: int | None = None) -> RoomSnapshot | None:
@@ -457,7 +467,12 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
         "unit": unit_label(room.variant), "rules_url": rules_url(room.variant), "auto": seats[me]["auto"],
         "hints_allowed": room.hints_allowed,
+        "watchers": snap.watchers,
     }
+    if room.spectators != Room.WATCH_NOBODY and phase not in (FINISHED, DISSOLVED):
+        from games.spectators import watch_path
+
+        ctx["watch_url"] = base_url + watch_path(room.pk)  # 观战链接, for the players to share
     if game is not None:
         ctx["hand_number"] = hand.number if hand else game.hands_played
         ctx["hands_played"] = game.hands_played
@@ -784,7 +799,8 @@ def _pick(ctx, *keys):
 
 FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
-                                 "rules_url", "auto", "commitment", "escape", "unit", "hints_allowed"),
+                                 "rules_url", "auto", "commitment", "escape", "unit", "hints_allowed",
+                                 "watchers", "watch_url"),
                          "me": {"hints": c["me"].get("hints")},
                          "hand": {"pk": c["hand"].pk} if c.get("hand") else None,
                          "room": {"pk": c["room"].pk, "number": c["room"].number}},

@@ -47,7 +47,9 @@ def expire_presence():
     process died) and tell their rooms that those seats are offline (games/presence.py)."""
     from games import presence
 
-    return presence.expire()
+    from games import spectators
+
+    return presence.expire() + spectators.expire()  # 观战: spectator sockets the same way
 
 
 def register():

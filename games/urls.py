@@ -15,6 +15,7 @@ urlpatterns = [
     path("practice/", lobby_views.practice, name="practice"),
     path("join/<str:token>/", lobby_views.join, name="join"),
     path("room/<int:room_id>/", room_views.room, name="room"),
+    path("room/<int:room_id>/watch/<str:key>/", room_views.watch, name="watch"),
     path("room/<int:room_id>/invite.svg", lobby_views.invite_svg, name="invite_svg"),
     path("replay/<str:token>.json", replay_views.replay_json, name="replay_json"),
     path("replay/<str:token>/", replay_views.replay, name="replay"),

@@ -59,6 +59,7 @@ def record_presence(user, room_id: int, ip: str | None):
             seat.save(update_fields=["ip"])
             notify.bump(room)
         _check_same_ip(room)
+        check_watcher_ips(room)
 
 
 def same_ip_groups(seats) -> list:
@@ -78,6 +79,31 @@ def _check_same_ip(room):
             defaults={"positions": positions})
         if created:
             alert.users.set([s.user for s in seats if s.position in positions])
+
+
+def check_watcher_ips(room):
+    """观战: a spectator (a live SpectatorSocket row) connecting from a seated player's address is
+    flagged to customer service, one Alert (kind watch_ip) per spectator, address and seats; the
+    players are not told (a watcher is not at the table). Called when a spectator connects and
+    when a seated player's address is recorded. The room row is locked by the caller."""
+    from games.spectators import _live
+
+    seats = list(room.seats.select_related("user").filter(user__isnull=False, ip__isnull=False))
+    if not seats:
+        return
+    by_ip: dict = {}
+    for s in seats:
+        by_ip.setdefault(s.ip, []).append(s)
+    watchers = _live().filter(room=room, ip__in=list(by_ip)).select_related("user")
+    for row in watchers:
+        matched = sorted(by_ip[row.ip], key=lambda s: s.position)
+        positions = [s.position for s in matched]
+        alert, created = Alert.objects.get_or_create(
+            room=room, kind=Alert.WATCH_IP,
+            detail=f"{row.ip}: " + ",".join(str(p) for p in positions) + f" + 观战 user {row.user_id}",
+            defaults={"positions": positions})
+        if created:
+            alert.users.set([s.user for s in matched] + [row.user])
 
 
 def set_location(user, room_id: int, latitude, longitude):
