@@ -219,8 +219,9 @@ def visible_tiles(state, me: int) -> Counter:
     """Independently of the templates: the tiles seat `me` may see while the hand is on. Its own
     hand, every meld (others' concealed kongs lie face down), every river, the indicator (Zhuji: the
     wild faces) and, in a
-    claim window, the discard being claimed (shown once more, apart from the river)."""
-    seen = Counter(face_name(t) for t in state.hands[me])
+    claim window, the discard being claimed (shown once more, apart from the river). me=None: a
+    spectator (观战), who holds no hand and sees every concealed kong face down."""
+    seen = Counter(face_name(t) for t in state.hands[me]) if me is not None else Counter()
     for p in range(state.n):
         for m in state.melds[p]:
             if m.kind == "ckong" and p != me:
