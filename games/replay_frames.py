@@ -255,6 +255,7 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
         "liable_name": names.get(rv["liable"], "") if rv["liable"] is not None else "",
         "liable_reason": hand_result.liable_reason(rv["liable_reason"]),
         "rows": rows, "transfers": transfers, "stake": stake, "settled": bool(stored),
+        "practice": bool((record.get("result") or {}).get("practice")),
         # Zhuji 包: nobody won by 26 tiles left, the dealer pays each player a share
         "contract_failed": rv["drawn_hand"] and any(t.get("why") == "contract" for t in rv["transfers"]),
         "dealer_name": names.get(state.dealer, ""),

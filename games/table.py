@@ -727,6 +727,7 @@ def _result_context(view, seats, room, hand):
         "liable_name": names.get(r["liable"], "") if r["liable"] is not None else "",
         "liable_reason": hand_result.liable_reason(r["liable_reason"]),
         "rows": rows, "transfers": transfers,
+        "practice": room.practice,
         # Zhuji 包: nobody won by 26 tiles left, the dealer pays each player a share
         "contract_failed": r["drawn_hand"] and any(t.get("why") == "contract" for t in r["transfers"]),
         "dealer_name": names.get(hand.dealer, ""),
