@@ -211,6 +211,9 @@ NEXT_HAND_SECONDS = env_int("NEXT_HAND_SECONDS", 15)
 # The pause before a computer player (电脑) or a seat on 托管 moves, in seconds: a human-looking
 # pause, and never in the same transaction as the move before it (games/services/bots.py).
 BOT_DELAY_SECONDS = float(env_str("BOT_DELAY_SECONDS", "1"))
+# 托管 and a person's timed-out turn play with the bot (games/engine/bot.py); 0 makes them discard
+# the drawn tile as before (the fault tests need hands that last; computer seats always use the bot)
+AUTO_PLAY_BOT = env_bool("AUTO_PLAY_BOT", True)
 
 # Presence (games/presence.py): a seat is online while one of its sockets was heard from within
 # this many seconds. The room page pings every 25 s (static/js/table.js), so two pings may be lost.

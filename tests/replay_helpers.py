@@ -45,7 +45,11 @@ def choose(state, p, rng=None) -> engine.Action:
         return engine.Action("pass", p)
     if state.phase == engine.DECIDE:
         return acts[0]  # the default answer (never buy / never top)
-    return engine.Action("discard", p, choose_discard(state.hands[p], state.wild))
+    allowed = [a.tile for a in acts if a.kind == "discard"]
+    choice = choose_discard(state.hands[p], state.wild)
+    if choice not in allowed:  # the rules forbid it now (Wenzhou: a lone honour first, a wild): the last allowed
+        choice = allowed[-1]
+    return engine.Action("discard", p, choice)
 
 
 def play_hand(hand: Hand, users: dict, rng=None, limit: int = 2000, policy=None, stop_before_win=False):

@@ -129,3 +129,10 @@ def test_dissolving_a_practice_room_needs_only_the_people(dealer):
     services.vote_dissolve(dealer, room.pk)
     room.refresh_from_db()
     assert room.status == Room.DISSOLVED
+
+
+def test_the_rules_page_publishes_the_bot_figures(client):
+    zh = client.get("/rules/taizhou/?lang=zh").content.decode()
+    assert 'id="zh-bots"' in zh and "电脑玩家有多强" in zh and "96.6%" in zh
+    en = client.get("/rules/taizhou/?lang=en").content.decode()
+    assert 'id="en-bots"' in en and "How strong the computer players are" in en

@@ -254,7 +254,9 @@ class Stack:
 
 @contextlib.contextmanager
 def running_stack(tmp_path, migrated, own_redis: bool):
-    extra = {"NEXT_HAND_SECONDS": "2", "CELERY_LOG_LEVEL": "info"}
+    # AUTO_PLAY_BOT=0: 托管 discards the drawn tile as it used to, so a hand lasts long enough to
+    # kill a process in the middle of it (the bot wins most hands within a few turns)
+    extra = {"NEXT_HAND_SECONDS": "2", "CELERY_LOG_LEVEL": "info", "AUTO_PLAY_BOT": "0"}
     cleanup = contextlib.ExitStack()
     with cleanup:
         if PG:

@@ -13,6 +13,7 @@ room, the result and the history say. The host adds or removes bots in the waiti
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -34,6 +35,8 @@ def quick_answer(state, player: int, is_bot: bool):
         choice = engine_bot.choose(state, player)
         return default if choice is not None and choice.value == default.value else None
     if state.phase == engine.CLAIM:
+        if not is_bot and not getattr(settings, "AUTO_PLAY_BOT", True):
+            return engine.auto_action(state, player)  # 托管 as before: a win taken, a claim passed
         choice = engine_bot.choose(state, player)
         return choice if choice is not None and choice.kind == engine.A_PASS else None
     return None
@@ -46,6 +49,8 @@ def move_for(state, player: int, seat) -> engine.Action | None:
     (a win taken, a claim passed)."""
     if seat is not None and seat.bot:
         return engine_bot.choose(state, player)
+    if not getattr(settings, "AUTO_PLAY_BOT", True):
+        return engine.auto_action(state, player)
     if seat is not None and seat.auto_play and state.phase != engine.DECIDE:
         return engine_bot.choose(state, player)
     if state.phase == engine.DISCARD:
