@@ -267,3 +267,35 @@ def act_buttons(html: str) -> dict:
     for kind, a, b in ACT_BUTTON.findall(html):
         out.setdefault(kind, []).append(json.loads(htmllib.unescape(a or b)))
     return out
+
+
+def legal_buttons(state, p) -> set:
+    """Independently of the page: the buttons seat p must be offered (engine.legal_actions)."""
+    out = set()
+    for a in engine.legal_actions(state, p):
+        d = a.to_dict()
+        if a.kind in ("discard", "ckong", "akong"):
+            out.add((a.kind, d["tile"]))
+        elif a.kind == "chow":
+            out.add(("chow", tuple(d["tiles"])))
+        elif a.kind == "decide":
+            out.add(("decide", a.value))
+        else:
+            out.add((a.kind,))
+    return out
+
+
+def shown_buttons(player) -> set:
+    """The same, read off a Player's page (its ws-send buttons)."""
+    out = set()
+    for b in player.buttons():
+        kind = b.get("action")
+        if kind in ("discard", "ckong", "akong"):
+            out.add((kind, b["tile"]))
+        elif kind == "chow":
+            out.add(("chow", tuple(b["tiles"].split())))
+        elif kind == "decide":
+            out.add(("decide", b["value"]))
+        elif kind in ("pung", "kong", "win", "pass"):
+            out.add((kind,))
+    return out

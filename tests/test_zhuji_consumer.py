@@ -25,8 +25,8 @@ from games.engine.tiles import face_name, parse_tile
 from games.models import Escape, Hand, HandEvent, Room, Seat
 
 from room_helpers import (
-    act, act_buttons, connect, db, decide_buttons, hand_snapshot, make_room, press, room_version, run, start, sync_all,
-    tiles_in, visible_tiles,
+    act, act_buttons, connect, db, decide_buttons, hand_snapshot, legal_buttons, make_room, press, room_version, run,
+    shown_buttons, start, sync_all, tiles_in, visible_tiles,
 )
 from tests.e2e_policy import choose_discard
 
@@ -40,36 +40,6 @@ TILE = re.compile(r'data-tile="([^"]+)"')
 def seeded(settings, monkeypatch):
     settings.GAME_SEED_BASE = "zjc-1"
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000)
-
-
-def legal_buttons(state, p):
-    out = set()
-    for a in engine.legal_actions(state, p):
-        d = a.to_dict()
-        if a.kind in ("discard", "ckong", "akong"):
-            out.add((a.kind, d["tile"]))
-        elif a.kind == "chow":
-            out.add(("chow", tuple(d["tiles"])))
-        elif a.kind == "decide":
-            out.add(("decide", a.value))
-        else:
-            out.add((a.kind,))
-    return out
-
-
-def shown_buttons(player):
-    out = set()
-    for b in player.buttons():
-        kind = b.get("action")
-        if kind in ("discard", "ckong", "akong"):
-            out.add((kind, b["tile"]))
-        elif kind == "chow":
-            out.add(("chow", tuple(b["tiles"].split())))
-        elif kind == "decide":
-            out.add(("decide", b["value"]))
-        elif kind in ("pung", "kong", "win", "pass"):
-            out.add((kind,))
-    return out
 
 
 def check_pages(players, state):

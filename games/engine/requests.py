@@ -27,6 +27,18 @@ def read_head(req, variant_id: str) -> tuple:
     return lang, seat
 
 
+def whole(req: dict, name: str, default, low: int) -> int:
+    """A whole number field of a request (missing or null: `default`), at least `low`."""
+    value = req.get(name, default)
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{name} must be a whole number")
+    if value < low:
+        raise RequestError(f"{name} must be {low} or more (got {value})")
+    return value
+
+
 def flag(req: dict, name: str) -> bool:
     """An optional true/false field (missing or null = false)."""
     value = req.get(name, False)

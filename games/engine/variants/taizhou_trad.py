@@ -69,7 +69,7 @@ from functools import lru_cache
 from .. import events as ev
 from ..events import A_KONG, A_PUNG, A_WIN, EventType, define_event
 from ..melds import CHOW, KONG, PUNG, Meld, make_meld, split_meld
-from ..requests import RequestError, flag, read_hand, read_head
+from ..requests import RequestError, flag, read_hand, read_head, whole
 from ..tiles import (
     EAST,
     NUM_FACES,
@@ -579,17 +579,6 @@ def parse_meld(text, wild) -> Meld:
     return make_meld(kind, faces, None)
 
 
-def _whole(req, name, default, low):
-    value = req.get(name, default)
-    if value is None:
-        value = default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"{name} must be a whole number")
-    if value < low:
-        raise RequestError(f"{name} must be {low} or more (got {value})")
-    return value
-
-
 def score_request(req) -> dict:
     """§10 score_hands for one request object."""
     try:
@@ -600,7 +589,7 @@ def score_request(req) -> dict:
         wild = parse_tile(wild_text)
         flower = flower_face(wild)
         hand, melds, win = read_hand(req, wild, parse_meld)
-        flowers = _whole(req, "flowers", 0, 0)
+        flowers = whole(req, "flowers", 0, 0)
         if flowers > 4:
             raise RequestError(f"flowers must be 0-4 (got {flowers})")
         self_drawn = flag(req, "self_drawn")
@@ -685,8 +674,8 @@ def settle_request(req) -> dict:
             if v and totals[s] < LIEZI:
                 raise RequestError(f"capped[{s}] is true but totals[{s}] is {totals[s]}: a 劣子 total is {LIEZI}")
             capped[s] = v
-        dan = _whole(req, "dan", 0, 0)
-        streak = _whole(req, "streak", 1, 1)
+        dan = whole(req, "dan", 0, 0)
+        streak = whole(req, "streak", 1, 1)
         throws_raw = req.get("throws") or []
         if not isinstance(throws_raw, list):
             raise RequestError("throws must be a list like [{\"by\": \"E\", \"at\": \"S\", \"amount\": 5}]")

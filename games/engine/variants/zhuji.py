@@ -44,7 +44,7 @@ from functools import lru_cache
 
 from ..events import A_CHOW, A_KONG, A_PUNG, A_WIN
 from ..melds import CHOW, Meld, make_meld, split_meld
-from ..requests import RequestError, flag, read_hand, read_head
+from ..requests import RequestError, flag, read_hand, read_head, whole
 from ..tiles import (
     EAST,
     GREEN,
@@ -463,24 +463,13 @@ def _mode(req) -> str:
     return mode
 
 
-def _whole(req, name, default, low):
-    value = req.get(name, default)
-    if value is None:
-        value = default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"{name} must be a whole number")
-    if value < low:
-        raise RequestError(f"{name} must be {low} or more (got {value})")
-    return value
-
-
 def score_request(req) -> dict:
     """§8 score_hands for one request object."""
     try:
         lang, seat = read_head(req, VARIANT_ID)
         wilds = _wild_faces(req)
         mode = _mode(req)
-        target = _whole(req, "target", 2, 2)
+        target = whole(req, "target", 2, 2)
         hand, melds, win = read_hand(req, wilds, parse_meld)
         self_drawn = flag(req, "self_drawn")
         robbed = flag(req, "robbed_kong")
@@ -540,8 +529,8 @@ def settle_request(req) -> dict:
                 raise RequestError("a discarder needs a winner")
             if discarder == winner:
                 raise RequestError("the discarder must be another player than the winner")
-        unit = _whole(req, "unit", 1, 1)
-        target = _whole(req, "target", 2, 2)
+        unit = whole(req, "unit", 1, 1)
+        target = whole(req, "target", 2, 2)
         laozhuang = flag(req, "laozhuang")
         no_wild = flag(req, "no_wild")
         single = flag(req, "single_wait")
