@@ -5,6 +5,7 @@ subprocesses) the already-loaded settings are switched too.
 """
 
 import os
+import re
 
 from django.conf import settings
 
@@ -31,15 +32,24 @@ if "CELERY_TASK_ALWAYS_EAGER" not in os.environ:
 import pytest  # noqa: E402
 
 
+# Pure-engine modules (no database, no Redis, no Django request): the same work whatever the
+# services are, so the second pass need not repeat them.
+ENGINE_ONLY = re.compile(r"test_(\w+_)?(simulation|properties|engine)\.py$")
+
+
 def pytest_collection_modifyitems(config, items):
     """CI's second pass (DATABASE_URL on PostgreSQL) leaves out what it would only repeat: tests
-    that start their own stack on their own SQLite file (`own_sqlite`)."""
+    that start their own stack on their own SQLite file (`own_sqlite`) and the pure-engine modules
+    (ENGINE_ONLY: simulations, properties, engine tables), which touch neither database nor Redis."""
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         return
     skip = pytest.mark.skip(reason="own stack on its own SQLite file: run in the embedded pass")
+    engine_only = pytest.mark.skip(reason="pure engine (no database, no Redis): run in the embedded pass")
     for item in items:
         if item.get_closest_marker("own_sqlite"):
             item.add_marker(skip)
+        elif ENGINE_ONLY.search(str(item.fspath)):
+            item.add_marker(engine_only)
 
 
 @pytest.fixture(autouse=True)
