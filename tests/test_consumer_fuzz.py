@@ -100,6 +100,9 @@ def test_random_frames_from_the_seat_not_in_turn_are_refused_to_it_alone(setting
     # the rate limit is tested elsewhere; here every frame must reach the parser
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1_000_000)
     room, users = make_room(players=2, length=4)
+    # the longest turn: on a loaded machine the fuzzing outlasts 15 s, and a timeout's move would
+    # reach the observer (an update that is not the fuzzer's doing)
+    Room.objects.filter(pk=room.pk).update(turn_seconds=120, claim_seconds=60)
 
     async def scenario():
         players = await start(room, users)
