@@ -28,7 +28,7 @@ EXAMPLES = 400
 
 TILES = [face_name(f) for f in range(NUM_FACES)] + ["0m", "10p", "8z", "5x", "", " 5p", "５p", "🀄"]
 # What the seat that is not in turn may legally do during a hand: never generated (see below).
-LEGAL_FOR_SENDER = {"dissolve", "auto_on", "auto_off", "location", "ping"}
+LEGAL_FOR_SENDER = {"dissolve", "auto_on", "auto_off", "location", "ping", "hints"}  # hints: my own, any time
 NOT_AN_ACTION = (set(consumers.HAND_ACTIONS) | set(consumers.ROOM_ACTIONS)) - LEGAL_FOR_SENDER
 FALSE_FLAGS = [False, "false", "0", 0, "off", "no", ""]
 TRUE_FLAGS = {True, "true", "1", 1, "on", "yes", None}

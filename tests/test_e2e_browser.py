@@ -189,7 +189,10 @@ def test_four_friends_play_a_hand_through_the_real_server(server):
             assert shots, "too few actions to take the table screenshots"
             for pg in pages:
                 text = pg.locator("#result").inner_text()
-                assert "第 1 局结果" in text and "player2昵称 自摸" in text, text
+                # the seeded hand is player2's: 自摸 when every move is the policy's as it happens alone;
+                # on a loaded machine a page may act on a view a moment old and player2 wins on the
+                # discard before (both seen in CI)
+                assert "第 1 局结果" in text and ("player2昵称 自摸" in text or "player2昵称 胡" in text), text
                 assert pg.locator("#result .score-card.winner").count() == 1
             pages[1].screenshot(path=str(OUTPUT / "result-phone.png"), full_page=True)
             pages[0].screenshot(path=str(OUTPUT / "result-desktop.png"), full_page=True)
