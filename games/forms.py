@@ -284,6 +284,10 @@ class CalculatorForm(forms.Form):
                 elif "melds" not in self.errors and not any(
                         m.startswith(("kong:", "ckong:")) for m in data.get("melds", [])):
                     self.add_error("kong_replacement", _("杠开时副露里要有一个杠（kong 或 ckong）"))
+        seats = self._check_seats(data, win, self_drawn)
+
+    def _check_seats(self, data, win, self_drawn):
+        """The winner's seat and the discarder among the seated players (Zhuji, traditional Taizhou)."""
         seats = SEAT_ORDER[:data.get("players") or 4]
         if "seat" not in self.errors and data.get("seat") not in seats:
             self.add_error("seat", _("这个门风不在座：三人是东、南、西，两人是东、南"))
@@ -295,6 +299,7 @@ class CalculatorForm(forms.Form):
                 self.add_error("discarder", _("放冲的一家不能是和牌的一家"))
             elif discarder not in seats:
                 self.add_error("discarder", _("放冲的一家不在座（三人是东南西，两人是东南）"))
+        return seats
 
     def _clean_taizhou_trad(self, data):
         """Traditional Taizhou's checks (taizhou-traditional.md §10), worded for players."""
@@ -325,17 +330,8 @@ class CalculatorForm(forms.Form):
                     self.add_error("kong_replacement", _("杠开时副露里要有一个杠（kong 或 ckong）"))
             if data.get("last_tile") and not self_drawn:
                 self.add_error("last_tile", _("海底捞月是自摸最后一张牌：请勾选自摸"))
-        seats = SEAT_ORDER[:data.get("players") or 4]
-        if "seat" not in self.errors and data.get("seat") not in seats:
-            self.add_error("seat", _("这个门风不在座：三人是东、南、西，两人是东、南"))
+        seats = self._check_seats(data, win, self_drawn)
         discarder = data.get("discarder")
-        if discarder and win:
-            if self_drawn:
-                self.add_error("discarder", _("自摸时没有放冲的一家"))
-            elif discarder == data.get("seat"):
-                self.add_error("discarder", _("放冲的一家不能是和牌的一家"))
-            elif discarder not in seats:
-                self.add_error("discarder", _("放冲的一家不在座（三人是东南西，两人是东南）"))
         if data.get("dianpao") and win:
             if self_drawn:
                 self.add_error("dianpao", _("自摸时没有点炮"))
