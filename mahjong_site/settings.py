@@ -46,6 +46,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /healthz/live for the proxy: answered before anything else (mahjong_site/health.py)
+    "mahjong_site.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -264,6 +266,19 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30.0,
         "options": {"ignore_result": True, "expires": 25},
     },
+}
+
+# --- health (/healthz, mahjong_site/health.py) ---------------------------------------------------
+# A worker writes a heartbeat to the broker's Redis when it is ready and on beat's every send; no
+# heartbeat within HEALTH_WORKER_STALE_SECONDS makes /healthz answer 503 ("worker").
+CELERY_IMPORTS = ["mahjong_site.health"]  # the heartbeat task and the worker_ready hook
+HEALTH_HEARTBEAT_SECONDS = env_int("HEALTH_HEARTBEAT_SECONDS", 10)
+HEALTH_WORKER_STALE_SECONDS = env_int("HEALTH_WORKER_STALE_SECONDS", 60)
+HEALTH_TIMEOUT_SECONDS = env_int("HEALTH_TIMEOUT_SECONDS", 5)
+CELERY_BEAT_SCHEDULE["worker-heartbeat"] = {
+    "task": "mahjong_site.health.worker_heartbeat",
+    "schedule": float(HEALTH_HEARTBEAT_SECONDS),
+    "options": {"ignore_result": True, "expires": HEALTH_HEARTBEAT_SECONDS},
 }
 
 # --- production safety (DEBUG off) ------------------------------------------------------------
