@@ -60,6 +60,7 @@ class Meter:
         self.engine = 0.0
         self.scheduled = 0
         self.version = None  # the room version of the last room.updated sent
+        self.hand_move = None  # and its hand_move (a move alone: the snapshot is brought forward)
 
 
 def instrument(meter):
@@ -113,6 +114,7 @@ def instrument(meter):
     if original_send is not None:
         def sent(group, version, *args, **kwargs):
             meter.version = version
+            meter.hand_move = args[0] if args else kwargs.get("hand_move")
             return original_send(group, version, *args, **kwargs)
 
         setattr(notify, name, sent)
@@ -199,17 +201,21 @@ class Seat:
         return None
 
 
-def render_all(room_id, seats, version=None, lang="zh"):
-    """Every seat rendered as the consumer's send_view does on room.updated (with its version)."""
+def render_all(room_id, seats, version=None, lang="zh", hand_move=None):
+    """Every seat rendered as the consumer's send_view does on room.updated (with its version
+    and hand_move)."""
     import inspect
 
     from games import consumers, table
 
     render = getattr(consumers, "_render_seat", None) or table.seat_fragments
-    takes_version = "version" in inspect.signature(render).parameters
+    params = inspect.signature(render).parameters
+    takes_version = "version" in params
     for s in seats:
         t0 = time.perf_counter()
-        if takes_version:
+        if "hand_move" in params:
+            out = db_call(render, room_id, s.user, lang, "http://127.0.0.1", version, hand_move)
+        elif takes_version:
             out = db_call(render, room_id, s.user, lang, "http://127.0.0.1", version)
         else:
             out = db_call(render, room_id, s.user, lang, "http://127.0.0.1")
@@ -220,6 +226,7 @@ def render_all(room_id, seats, version=None, lang="zh"):
 
 
 SEAT_RENDER_MS = []  # wall time of one seat's fragments (seat_fragments through db_call)
+SHOW_SQL = set()  # --sql: the moves whose statements are printed
 SEAT_BYTES = []  # bytes one seat's socket is sent for one update (the clock + changed fragments)
 
 
@@ -253,7 +260,7 @@ def play(room_id, seats, moves, meter, samples, profiler=None):
             error = db_call(perform, room_id, seat.user, message)
             if error:
                 raise RuntimeError(f"{kind}: {error}")
-            render_all(room_id, seats, meter.version)
+            render_all(room_id, seats, meter.version, hand_move=meter.hand_move)
             continue
         sample = Sample()
         before = (meter.connections, meter.renders, meter.template_renders, meter.engine)
@@ -264,11 +271,19 @@ def play(room_id, seats, moves, meter, samples, profiler=None):
         with CaptureQueriesContext(connection) as q_play:
             error = db_call(perform, room_id, seat.user, message)
         n_play = len(q_play)  # read now: the log is cleared next
+        sql_play = [q["sql"] for q in q_play.captured_queries] if SHOW_SQL else []
         sample.cpu_play = time.process_time() - c0
         connection.queries_log.clear()
         with CaptureQueriesContext(connection) as q_render:
-            render_all(room_id, seats, meter.version)
+            render_all(room_id, seats, meter.version, hand_move=meter.hand_move)
         n_render = len(q_render)
+        if SHOW_SQL and done in SHOW_SQL:
+            print(f"--- move {done} ({kind}): the service's SQL")
+            for q in sql_play:
+                print("   ", q[:200])
+            print(f"--- move {done}: the renders' SQL")
+            for q in q_render.captured_queries:
+                print("   ", q["sql"][:200])
         sample.cpu, sample.wall = time.process_time() - c0, time.perf_counter() - w0
         if profiler:
             profiler.disable()
@@ -307,6 +322,9 @@ def main(argv=None):
     parser.add_argument("--moves", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile and print the top N functions")
+    parser.add_argument("--dump", metavar="FILE", help="with --profile: also write the pstats data to FILE")
+    parser.add_argument("--sql", type=int, nargs="*", default=[], metavar="MOVE",
+                        help="print the SQL statements of these measured moves (0-based)")
     args = parser.parse_args(argv)
 
     setup()
@@ -317,7 +335,9 @@ def main(argv=None):
     instrument(meter)
     tag = f"{int(time.time()) % 1_000_000}{os.getpid() % 1000}"
     run(args.warmup, meter, tag=tag + "w")  # templates compiled, caches warm
+    SHOW_SQL.update(args.sql)
     samples = run(args.moves, meter, tag=tag)
+    SHOW_SQL.clear()
 
     def med(attr, scale=1.0):
         return statistics.median(getattr(s, attr) * scale for s in samples)
@@ -350,6 +370,8 @@ def main(argv=None):
         profiler = cProfile.Profile()
         n = min(args.moves, 200)
         run(n, meter, profiler=profiler, tag=tag + "p")
+        if args.dump:
+            profiler.dump_stats(args.dump)
         for key, title in (("tottime", "own time"), ("cumulative", "cumulative time")):
             out = io.StringIO()
             stats = pstats.Stats(profiler, stream=out)

@@ -196,8 +196,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         version = event.get("version")
         if isinstance(version, int) and version <= self.sent_version:
             return  # already rendered at this version or later
+        hand_move = event.get("hand_move")
         try:
-            await self.send_view(version=version if isinstance(version, int) else None)
+            await self.send_view(version=version if isinstance(version, int) else None,
+                                 hand_move=hand_move if isinstance(hand_move, int) else None)
         except Exception:  # keep the socket; the next update or a reconnect renders again
             log.exception("room %s: could not render the view of user %s", self.room_id, self.user.pk)
 
@@ -211,12 +213,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if html:
             await self.send(text_data=html)
 
-    async def send_view(self, full=False, version=None):
+    async def send_view(self, full=False, version=None, hand_move=None):
         # Renders run in the thread pool, not on the one thread every thread-sensitive call of this
         # process shares: a room's four renders (and other rooms') don't queue behind each other
         # or behind a move; games.table shares what they read alike (one snapshot per version;
         # `version`, announced after a commit, lets it skip asking the database for the latest).
-        out = await _seat_fragments(self.room_id, self.user, self.lang, self.base_url, version)
+        out = await _seat_fragments(self.room_id, self.user, self.lang, self.base_url, version, hand_move)
         if out is None:  # no seat any more (left, removed) or the room is gone
             await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))
             self.present = False  # the seat is gone, and its presence rows with it
@@ -237,8 +239,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
 # --- helpers (run in a thread) -----------------------------------------------------------
 
-def _render_seat(room_id, user, lang, base_url, version=None):
-    return table.seat_fragments(room_id, user, lang, base_url, version)
+def _render_seat(room_id, user, lang, base_url, version=None, hand_move=None):
+    return table.seat_fragments(room_id, user, lang, base_url, version, hand_move)
 
 
 _seat_fragments = database_sync_to_async(_render_seat, thread_sensitive=False)
@@ -351,9 +353,11 @@ def perform(room_id: int, user, content, lang: str = "zh") -> str | None:
 
 
 def _perform(room_id, user, content):
-    if services.is_frozen(user):  # watching only
+    command = parse_message(content)
+    # watching only; a hand action's own transaction checks the flag with the seats it reads
+    if command["action"] not in HAND_ACTIONS and services.is_frozen(user):
         raise BadMessage(_("你的账号已被冻结，只能观看，不能操作"))
-    out = services.handle(room_id, user, parse_message(content))
+    out = services.handle(room_id, user, command)
     return None if out.ok else out.error
 
 

@@ -42,7 +42,7 @@ def _scenario(monkeypatch, users, hand, rng):
 
     real_bump = services.notify.bump
 
-    def failing_bump(room):
+    def failing_bump(room, **kwargs):
         raise DatabaseError("database is locked")
 
     monkeypatch.setattr(services.notify, "bump", failing_bump)

@@ -41,7 +41,7 @@ from .rematch import rematch
 from .room_numbers import find_room as find_room_by_number
 from .finish import next_hand_delay
 from .handstate import current_hand, hand_state
-from .moves import AUTO_PLAY_DELAY, is_stale, parse_command, play
+from .moves import AUTO_PLAY_DELAY, is_stale, parse_command, play, play_current
 from .rooms import (check_can_sit, close_room, create_room, join_room, leave_room, new_invite, remove_player,
                     revoke_invite, room_option_errors)
 from .safety import (distance_m, is_frozen, record_presence, same_ip_groups, seat_distances, set_frozen,
@@ -52,7 +52,7 @@ __all__ = [
     "AUTO_PLAY_DELAY", "DISSOLVE_WINDOW", "Outcome", "ServiceError",
     "add_bot", "can_escape", "check_can_sit", "check_next_hand", "escape", "close_room", "create_room", "current_hand", "distance_m",
     "end_dissolve_window", "find_room_by_number", "first_dealer", "force_dissolve", "hand_state", "handle", "is_frozen", "is_stale",
-    "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play",
+    "join_room", "leave_room", "new_invite", "new_seed", "next_hand_delay", "parse_command", "play", "play_current",
     "record_presence", "rematch", "remove_bot", "say", "set_hints", "start_practice", "remove_player", "revoke_invite", "room_option_errors", "same_ip_groups",
     "seat_distances", "set_auto_play", "set_frozen", "set_location", "set_ready", "sweep_overdue", "timeout",
     "vote_dissolve",
@@ -88,20 +88,8 @@ def handle(room_id: int, user, command: dict) -> Outcome:
         if action in ROOM_ACTIONS:
             ROOM_ACTIONS[action](user, room_id, command)
             return Outcome(True)
-        hand = current_hand_id(room_id)
-        if hand is None:
-            raise ServiceError("no_hand", _("现在没有进行中的牌局"))
-        if command.get("h") is not None and command["h"] != hand:
-            raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
         move = {k: command[k] for k in ("action", "tile", "tiles", "value") if command.get(k) not in (None, "", [])}
-        return play(hand, user, move, command.get("v"))
+        return play_current(room_id, user, move, command.get("v"), command.get("h"))
     except ServiceError as e:
         return Outcome(False, str(e), code=e.code)
 
-
-def current_hand_id(room_id: int):
-    """The id of the room's hand in play, or None."""
-    from games.models import Hand
-
-    return (Hand.objects.filter(game__room_id=room_id, status=Hand.PLAYING).order_by("-number")
-            .values_list("pk", flat=True).first())

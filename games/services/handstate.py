@@ -99,3 +99,13 @@ def lock_room_and_hand(room_id: int, hand_id: int):
     return room, hand
 
 
+
+
+def lock_room_and_current_hand(room_id: int):
+    """The room row locked, then its hand in play (locked), or (room, None) when none is."""
+    room = locked_room(room_id)
+    hand = (Hand.objects.select_for_update(of=("self",)).select_related("game")
+            .filter(game__room_id=room_id, status=Hand.PLAYING).order_by("-number").first())
+    if hand is not None:
+        hand.game.room = room
+    return room, hand

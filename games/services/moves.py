@@ -30,42 +30,89 @@ def parse_command(position: int, command: dict) -> engine.Action:
     return out
 
 
-def play(hand_id: int, user, command: dict, version) -> Outcome:
-    """A player's action on a hand, checked against the version they saw (see `is_stale`)."""
+def play(hand_id: int, user, command: dict, version, room_id: int | None = None) -> Outcome:
+    """A player's action on a hand, checked against the version they saw (see `is_stale`).
+    room_id: the room the hand is in when the caller knows it (the socket does); else read."""
     try:
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
-        room_id = Hand.objects.filter(pk=hand_id).values_list("game__room_id", flat=True).first()
+        _check_version(version)
         if room_id is None:
-            return Outcome(False, _("没有这一局"), code="no_hand")
+            room_id = Hand.objects.filter(pk=hand_id).values_list("game__room_id", flat=True).first()
+            if room_id is None:
+                return Outcome(False, _("没有这一局"), code="no_hand")
         with transaction.atomic():
             room, hand = handstate.lock_room_and_hand(room_id, hand_id)
-            seat = room.seats.filter(user=user).first()
-            if seat is None:
-                raise ServiceError("not_seated", _("你不在这张牌桌"))
-            if safety.is_frozen(user):
-                raise ServiceError("frozen", _("你的账号已被冻结，由系统托管出牌"))
-            if seat.escaped:
-                raise ServiceError("already_left", _("你已经离开了这场牌局，由系统托管到结束"))
-            if hand.status != Hand.PLAYING:
-                raise ServiceError("hand_over", _("这一局已经结束"))
-            action = parse_command(seat.position, command)
-            state = handstate.hand_state(hand)
-            if is_stale(state, hand.version, version):
-                return _late_answer(hand, action, version)
-            out = engine.apply(state, action)
-            if isinstance(out, engine.Illegal):
-                raise ServiceError(out.code, _("不能这样做：%(reason)s") % {"reason": refusals.message(out)})
-            new_state, events = out
-            append(hand, action, events, auto=False)
-            if seat.timeouts:
-                seat.timeouts = 0
-                seat.save(update_fields=["timeouts"])
-            new_state = auto_answer_claims(hand, new_state, room)
-            after_change(room, hand, new_state)
-            return Outcome(True, version=hand.version)
+            return _play_locked(room, hand, user, command, version)
     except ServiceError as e:
         return Outcome(False, str(e), code=e.code)
+    except Hand.DoesNotExist:
+        return Outcome(False, _("没有这一局"), code="no_hand")
+
+
+def play_current(room_id: int, user, command: dict, version, expected_hand: int | None = None) -> Outcome:
+    """`play` on the room's hand in play (the socket's path): the hand is found and locked in the
+    same statement as the room's lock order asks, after the room row. expected_hand: the hand
+    the player's view showed (a view of an earlier hand is stale)."""
+    try:
+        _check_version(version)
+        with transaction.atomic():
+            room, hand = handstate.lock_room_and_current_hand(room_id)
+            if hand is None:
+                raise ServiceError("no_hand", _("现在没有进行中的牌局"))
+            if expected_hand is not None and expected_hand != hand.pk:
+                raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
+            return _play_locked(room, hand, user, command, version)
+    except ServiceError as e:
+        return Outcome(False, str(e), code=e.code)
+
+
+def _check_version(version):
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
+
+
+def _play_locked(room: Room, hand: Hand, user, command: dict, version) -> Outcome:
+    """The move itself, under the room's and the hand's locks. The room's seats are read once
+    (with each player's frozen flag) and passed on to what follows the move."""
+    seats = room_seats(room)
+    seat = next((s for s in seats if s.user_id == user.pk), None)
+    if seat is None:
+        raise ServiceError("not_seated", _("你不在这张牌桌"))
+    if seat.frozen_user:
+        raise ServiceError("frozen", _("你的账号已被冻结，由系统托管出牌"))
+    if seat.escaped:
+        raise ServiceError("already_left", _("你已经离开了这场牌局，由系统托管到结束"))
+    if hand.status != Hand.PLAYING:
+        raise ServiceError("hand_over", _("这一局已经结束"))
+    action = parse_command(seat.position, command)
+    state = handstate.hand_state(hand)
+    if is_stale(state, hand.version, version):
+        return _late_answer(hand, action, version)
+    out = engine.apply(state, action)
+    if isinstance(out, engine.Illegal):
+        raise ServiceError(out.code, _("不能这样做：%(reason)s") % {"reason": refusals.message(out)})
+    new_state, events = out
+    append(hand, action, events, auto=False)
+    if seat.timeouts:
+        seat.timeouts = 0
+        seat.save(update_fields=["timeouts"])
+    auto = auto_seats(room, seats)
+    new_state = auto_answer_claims(hand, new_state, room, auto)
+    after_change(room, hand, new_state, auto, hand_move=True)
+    return Outcome(True, version=hand.version)
+
+
+def room_seats(room: Room) -> list:
+    """The room's seats, each with its player's frozen flag as `frozen_user` (one statement)."""
+    from django.db.models import F
+
+    return list(room.seats.annotate(frozen_user=F("user__profile__frozen")))
+
+
+def auto_seats(room: Room, seats: list | None = None) -> dict:
+    """{position: bot?} of the seats on 托管 or played by the computer."""
+    if seats is None:
+        return dict(room.seats.filter(auto_play=True).values_list("position", "bot"))
+    return {s.position: s.bot for s in seats if s.auto_play}
 
 
 def is_stale(state, current: int, seen: int) -> bool:
@@ -113,14 +160,14 @@ def append(hand: Hand, action: engine.Action, events, auto: bool):
     HandEvent.objects.create(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto)
 
 
-def auto_answer_claims(hand, state, room):
+def auto_answer_claims(hand, state, room, auto: dict | None = None):
     """托管 and computer seats pass a claim window at once when the bot (games/engine/bot.py)
     would pass, and a 托管 seat answers a question before the hand (买底/顶底, 包) with its
     default. A claim, a win or a bot's own choice is left for after the pause (the timeout task,
     `after_change`'s deadline): never in the same transaction as the move before it."""
     if state.phase not in (engine.CLAIM, engine.DECIDE):
         return state
-    kinds = dict(room.seats.filter(auto_play=True).values_list("position", "bot"))
+    kinds = auto_seats(room) if auto is None else auto
     while state.phase in (engine.CLAIM, engine.DECIDE):
         pending = [p for p in engine.waiting_player(state) if p in kinds]
         action = None
@@ -139,25 +186,28 @@ def auto_answer_claims(hand, state, room):
     return state
 
 
-def after_change(room: Room, hand: Hand, state):
-    """Save the hand at its new version, set the next deadline, finish the hand if it ended."""
+def after_change(room: Room, hand: Hand, state, auto: dict | None = None, hand_move: bool = False):
+    """Save the hand at its new version, set the next deadline, finish the hand if it ended.
+    auto: `auto_seats` when the caller has read the seats in this transaction. hand_move: the
+    caller changed nothing but the hand (a player's move, not a timeout's 托管 or 超时 count):
+    announced as such while the hand goes on (notify.bump)."""
     now = timezone.now()
     handstate.remember(hand.pk, hand.version, state)
     if state.phase == engine.ENDED:
         finish.finish_hand(room, hand, state, now)
     else:
         waiting = engine.waiting_player(state)
-        auto = set(room.seats.filter(auto_play=True).values_list("position", flat=True))
+        auto = set(auto_seats(room) if auto is None else auto)
         if waiting and all(p in auto for p in waiting):
             hand.deadline = now + auto_play_delay()
         elif state.phase == engine.CLAIM:
             hand.deadline = now + timedelta(seconds=room.claim_seconds)
         else:
             hand.deadline = now + timedelta(seconds=room.turn_seconds)
-        hand.save()
+        hand.save(update_fields=["version", "deadline"])  # what a move changes on the row
         hand_id, version, eta = hand.pk, hand.version, hand.deadline
         transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))
-    notify.bump(room)
+    notify.bump(room, hand_move=hand.pk if hand_move and state.phase != engine.ENDED else None)
 
 
 AUTO_PLAY_DELAY = timedelta(seconds=1)  # a 托管 or computer seat moves after this pause (BOT_DELAY_SECONDS)

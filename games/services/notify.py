@@ -14,19 +14,25 @@ from games.models import Room
 log = logging.getLogger(__name__)
 
 
-def bump(room: Room):
+def bump(room: Room, hand_move: int | None = None):
+    """hand_move: the id of the hand in play when this version changes nothing but a move on it
+    (no seat, room, game or presence row): each socket's process may then bring its snapshot of
+    the version before forward by reading the hand alone (games.table.room_snapshot)."""
     room.version += 1
     Room.objects.filter(pk=room.pk).update(version=room.version)
     version = room.version
     group = room.group_name
-    transaction.on_commit(lambda: send(group, version))
+    transaction.on_commit(lambda: send(group, version, hand_move))
 
 
-def send(group, version):
+def send(group, version, hand_move=None):
     layer = get_channel_layer()
     if layer is None:
         return
+    message = {"type": "room.updated", "version": version}
+    if hand_move is not None:
+        message["hand_move"] = hand_move
     try:
-        async_to_sync(layer.group_send)(group, {"type": "room.updated", "version": version})
+        async_to_sync(layer.group_send)(group, message)
     except Exception:  # the state is saved; clients catch up on their next (re)connect
         log.exception("could not notify %s", group)

@@ -63,8 +63,9 @@ def timeout(hand_id: int, version: int, now=None) -> Outcome:
                 seat.save(update_fields=["timeouts", "auto_play"])
             if state.phase == engine.ENDED:
                 break
-        state = moves.auto_answer_claims(hand, state, room)
-        moves.after_change(room, hand, state)
+        auto = moves.auto_seats(room, list(seats.values()))  # as just saved
+        state = moves.auto_answer_claims(hand, state, room, auto)
+        moves.after_change(room, hand, state, auto)
         return Outcome(True, version=hand.version)
 
 

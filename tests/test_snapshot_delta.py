@@ -1,0 +1,140 @@
+"""A player's move is announced as `hand_move` (games.services.notify) and each process brings its
+room snapshot of the version before forward by reading the hand alone (games.table
+_advance_snapshot). The snapshot so made must equal one read from scratch at every move of whole
+hands; every other change (the hand's end, a timeout's 托管, a seat going 托管, readiness) is
+announced without it and read in full."""
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import services, table
+from games.engine import game as engine
+from games.models import Hand, Room
+from games.services import notify
+
+from replay_helpers import choose, command_for, users_by_position
+from room_helpers import make_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def announced(monkeypatch):
+    """Every room.updated message sent after a commit: [(version, hand_move)]."""
+    sent = []
+    real = notify.send
+
+    def record(group, version, hand_move=None):
+        sent.append((version, hand_move))
+        return real(group, version, hand_move)
+
+    monkeypatch.setattr(notify, "send", record)
+    return sent
+
+
+def same(a, b):
+    """Two snapshots hold the same committed rows."""
+    assert a.key == b.key
+    assert a.phase == b.phase and a.names == b.names and a.online == b.online and a.watchers == b.watchers
+    assert a.near_meters == b.near_meters and a.game_beans == b.game_beans and a.moves == b.moves
+    assert a.state == b.state
+    for x, y in ((a.room, b.room), (a.game, b.game), (a.hand, b.hand)):
+        fields = [f.attname for f in type(x)._meta.concrete_fields]
+        assert {f: getattr(x, f) for f in fields} == {f: getattr(y, f) for f in fields}, type(x).__name__
+    assert a.hand.game.room.version == b.hand.game.room.version == a.room.version
+    seat = [f.attname for f in a.seat_rows[0]._meta.concrete_fields]
+    assert [{f: getattr(s, f) for f in seat} for s in a.seat_rows] == [{f: getattr(s, f) for f in seat} for s in b.seat_rows]
+
+
+def _waiting(state):
+    return engine.waiting_player(state)
+
+
+def play_one(hand, users, rng):
+    """One move of the first seat the hand waits on, through the socket's entry point."""
+    state = services.hand_state(hand)
+    p = _waiting(state)[0]
+    command = command_for(choose(state, p, rng))
+    out = services.handle(hand.game.room_id, users[p], {**command, "v": hand.version, "h": hand.pk})
+    assert out.ok, out
+
+
+def test_a_moved_snapshot_equals_a_fresh_read_at_every_move(settings, announced):
+    settings.GAME_SEED_BASE = "snapshot-delta"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    rng = random.Random(5)
+    moved = 0
+    hand = Hand.objects.get(game__room=room, number=1)
+    while True:
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            break
+        table.clear_caches()
+        before = table.room_snapshot(room.pk)  # this process's snapshot of the version before
+        announced.clear()
+        play_one(hand, users, rng)
+        assert len(announced) == 1
+        version, hand_move = announced[0]
+        assert version == before.key[0] + 1
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            assert hand_move is None  # the hand's end changes the game, beans, the result
+            break
+        assert hand_move == hand.pk
+        with CaptureQueriesContext(connection) as queries:
+            advanced = table.room_snapshot(room.pk, at_least=version, hand_move=hand_move)
+        assert not any("games_seat" in q["sql"] or "games_room" in q["sql"] for q in queries.captured_queries)
+        same(advanced, table._build_snapshot(room.pk))
+        moved += 1
+    assert moved > 20
+
+
+def test_a_snapshot_not_just_before_is_read_in_full(settings, announced):
+    settings.GAME_SEED_BASE = "snapshot-delta-gap"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    hand = Hand.objects.get(game__room=room, number=1)
+    rng = random.Random(1)
+    table.clear_caches()
+    old = table.room_snapshot(room.pk)
+    for _ in range(2):  # two moves: the cached snapshot is two versions behind
+        hand.refresh_from_db()
+        play_one(hand, users, rng)
+    version, hand_move = announced[-1]
+    assert hand_move == hand.pk and version == old.key[0] + 2
+    with CaptureQueriesContext(connection) as queries:
+        snap = table.room_snapshot(room.pk, at_least=version, hand_move=hand_move)
+    assert any("games_seat" in q["sql"] for q in queries.captured_queries)  # read in full
+    same(snap, table._build_snapshot(room.pk))
+
+
+def test_changes_beside_a_move_are_announced_in_full(settings, announced):
+    settings.GAME_SEED_BASE = "snapshot-delta-other"
+    settings.BOT_DELAY_SECONDS = 0
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    assert all(m is None for _v, m in announced)  # readiness and the deal
+    announced.clear()
+    hand = Hand.objects.get(game__room=room, number=1)
+    waiting = _waiting(services.hand_state(hand))[0]
+    services.set_auto_play(users[waiting], room.pk, True)  # a seat goes 托管
+    assert announced and all(m is None for _v, m in announced)
+    announced.clear()
+    hand.refresh_from_db()
+    version = hand.version
+    Hand.objects.filter(pk=hand.pk).update(deadline=hand.deadline.replace(year=2000))
+    assert services.timeout(hand.pk, version).ok  # the 托管 seat's move comes through the timeout
+    hand.refresh_from_db()
+    assert hand.version > version
+    assert announced and all(m is None for _v, m in announced)
+    assert max(v for v, _m in announced) == Room.objects.get(pk=room.pk).version
