@@ -458,6 +458,11 @@ SETTING_FIELDS = {
     "wild_faces": (_("财神"), {0: _("无财"), 1: _("一个财神（4 张）"), 2: _("两个财神（8 张）")},
                    _("包：由庄家每局自己定，这里是时间到了的默认")),
     "unit": (_("底分"), {}, _("每一分乘以底分；底注再把分换成金豆")),
+    # traditional Taizhou (taizhou-traditional.md §2; T-D9, T-S10, T-S11)
+    "dan": (_("弹"), {0: _("0（不打弹）")},
+            _("和牌者每家多收：弹 × 庄家连庄数（自摸 ×2），以子计")),
+    "throws": (_("扔弹"), {True: _("可以扔弹（每局发牌前问）"), False: _("不扔弹")},
+               _("庄家连庄期间，每局发牌前每家可以向其他各家扔弹：两家之间的注，谁和牌另一家付")),
 }
 
 
@@ -477,7 +482,7 @@ class CreateRoomForm(forms.Form):
     variant = forms.ChoiceField(label=_("玩法"), choices=variant_choices, initial=rooms.DEFAULT_VARIANT)
     players = forms.TypedChoiceField(label=_("人数"), coerce=int, widget=forms.RadioSelect)
     length = forms.ChoiceField(label=_("局数"), help_text=_("一圈：每家各坐一次庄"))
-    stake = forms.IntegerField(label=_("底注（金豆/胡）"), help_text=_("台州：每胡多少金豆；温州、诸暨：每分多少金豆"),
+    stake = forms.IntegerField(label=_("底注（金豆/胡）"), help_text=_("台州：每胡多少金豆；温州、诸暨：每分多少金豆；传统台州：每子多少金豆"),
                                widget=forms.NumberInput(attrs=NUMERIC))
     turn_seconds = forms.IntegerField(label=_("出牌时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))
     claim_seconds = forms.IntegerField(label=_("吃碰时间（秒）"), widget=forms.NumberInput(attrs=NUMERIC))

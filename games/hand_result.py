@@ -20,6 +20,8 @@ LIABLE_REASONS = {
     "full_flush_chows": gettext_noop("清一色吃上家三次"),
     "fresh_dragon": gettext_noop("生张字牌"),
     "third_dragon": gettext_noop("第三副字牌"),
+    # traditional Taizhou: not 全包 but 点炮 (a 生牌 discarded in the 生牌 stage and won on)
+    "dianpao": gettext_noop("生牌阶段打出生牌"),
 }
 
 
@@ -32,6 +34,11 @@ DECISION_NAMES = {"buy": gettext_noop("买底"), "top": gettext_noop("顶底")}
 
 
 DECISION_NAMES["contract"] = gettext_noop("定包")  # Zhuji 包: the dealer's target 台 and wild faces
+
+
+def is_throw(name) -> bool:
+    """Traditional Taizhou's 扔弹 questions: "throw_k", asked of every seat about the seat k after it."""
+    return str(name or "").startswith("throw_")
 
 
 def contract_choice(value) -> dict | None:
@@ -64,6 +71,8 @@ def why_no_win(code) -> str:
 
 
 def decision_choice(name, value) -> str:
+    if is_throw(name):
+        return _("不扔") if str(value) == "0" else _("%(n)s 弹") % {"n": value}
     if name == "contract":
         c = contract_choice(value)
         if c is not None:
@@ -72,12 +81,16 @@ def decision_choice(name, value) -> str:
 
 
 def decision_name(name) -> str:
+    if is_throw(name):
+        return _("扔弹")
     return _(DECISION_NAMES[name]) if name in DECISION_NAMES else str(name)
 
 
 # Why a payment was made (the engine's transfer "why"), where a variant has more than one kind.
 PAYMENT_REASONS = {"win": gettext_noop("胡牌"), "caishen": gettext_noop("财神钱"),
-                   "contract": gettext_noop("包"), "escape": gettext_noop("逃跑")}
+                   "contract": gettext_noop("包"), "escape": gettext_noop("逃跑"),
+                   # traditional Taizhou (taizhou-traditional.md §6)
+                   "dan": gettext_noop("弹"), "throw": gettext_noop("扔弹"), "non-winners": gettext_noop("闲家之间")}
 
 
 def payment_reason(code) -> str:
@@ -94,7 +107,7 @@ def action_verb(kind) -> str:
     return labels.get(kind, "" if kind is None else str(kind))
 
 
-def outcome(result: dict | None, names: dict) -> str:
+def outcome(result: dict | None, names: dict, variant: str | None = None) -> str:
     """One line for a finished hand's result (the engine's result dict): who won, from whom."""
     r = result or {}
     if r.get("winner") is None:
@@ -103,6 +116,11 @@ def outcome(result: dict | None, names: dict) -> str:
         return _("流局")
     if r.get("self_drawn"):
         return _("%(name)s 自摸") % {"name": names.get(r["winner"], "")}
+    if r.get("liable_reason") == "dianpao":  # traditional Taizhou: a 生牌 won on in the 生牌 stage
+        return _("%(name)s 胡，%(from)s 打生牌点炮") % {"name": names.get(r["winner"], ""),
+                                                   "from": names.get(r.get("discarder"), "")}
+    if variant == "taizhou_trad":  # there 点炮 is only the penalty above: the discarder 放冲
+        return _("%(name)s 胡，%(from)s 放冲") % {"name": names.get(r["winner"], ""), "from": names.get(r.get("discarder"), "")}
     return _("%(name)s 胡，%(from)s 点炮") % {"name": names.get(r["winner"], ""), "from": names.get(r.get("discarder"), "")}
 
 

@@ -70,7 +70,7 @@ def _outcome(hand, names) -> str:
         return _("进行中")
     if hand.status == Hand.VOID:
         return _("作废")
-    return hand_result.outcome(hand.result, names)
+    return hand_result.outcome(hand.result, names, hand.game.room.variant)
 
 
 @login_required

@@ -25,14 +25,18 @@ def invite_url(request, room) -> str:
 
 
 def stake_label(room) -> str:
-    """'100 金豆/胡' (Taizhou) or '100 金豆/分' (Wenzhou, Zhuji: beans per 分), translated."""
+    """'100 金豆/胡' (Taizhou), '100 金豆/分' (Wenzhou, Zhuji: beans per 分) or '100 金豆/子'
+    (traditional Taizhou: beans per 子), translated."""
     from django.utils.translation import gettext as _
 
-    from games.variant_names import UNITS
+    from games.variant_names import UNIT_WORDS
 
     if getattr(room, "practice", False):
         return _("练习（不计金豆）")
-    if room.variant in UNITS:  # the variants that pay in 分
+    unit = UNIT_WORDS.get(room.variant)
+    if unit == "子":  # traditional Taizhou pays in 子
+        return _("%(n)s 金豆/子") % {"n": room.stake}
+    if unit == "分":  # the variants that pay in 分
         return _("%(n)s 金豆/分") % {"n": room.stake}
     return _("%(n)s 金豆/胡") % {"n": room.stake}
 

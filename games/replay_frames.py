@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from accounts.cutting import beans_of, owed_beans
-from games import hand_result
+from games import hand_result, trad_table
 from games.engine import game as engine
 from games.engine.tiles import TileError, face_label, parse_tile, parse_tiles
 from games.engine.view import result_view, sort_hand, tile_info
@@ -109,13 +109,31 @@ def _meld_tiles(notation, lang):
     return ("" if lang == "zh" else " ").join(face_label(f, lang) for f in faces)
 
 
-def describe(events, action: dict | None, names: dict, lang: str) -> list[str]:
-    """The events of one frame in words (a list of short phrases)."""
+def describe(events, action: dict | None, names: dict, lang: str, n: int | None = None) -> list[str]:
+    """The events of one frame in words (a list of short phrases). n: the number of players
+    (traditional Taizhou's 扔弹 answers name whom each seat threw at)."""
     out = []
     resolved = {"chow", "pung", "kong", "win"} & {e.get("type") for e in events}
+    flower_seat = None  # a flower was just shown: the next replacement draw is 补花, not after a kong
     for ev in events:
         kind = ev.get("type")
         name = names.get(ev.get("seat"), "")
+        if kind == "flower":  # traditional Taizhou: a flower shown at once, replaced from the back
+            flower_seat = ev.get("seat")
+            out.append(_("%(name)s 亮花 %(tile)s（共 %(n)s 张）") % {
+                "name": name, "tile": _tile(ev.get("tile"), lang), "n": ev.get("flowers")})
+            continue
+        if kind == "draw" and ev.get("replacement") and flower_seat is not None and ev.get("seat") == flower_seat:
+            flower_seat = None
+            out.append(_("%(name)s 补花 %(tile)s") % {"name": name, "tile": _tile(ev.get("tile"), lang)})
+            continue
+        if kind == "decided" and hand_result.is_throw(ev.get("name")) and n:
+            k = int(str(ev.get("name")).split("_")[1])
+            thrown = [_("%(a)s 向 %(b)s 扔 %(n)s 弹") % {"a": names.get(int(p), ""), "b": names.get((int(p) + k) % n, ""),
+                                                     "n": v}
+                      for p, v in sorted((ev.get("answers") or {}).items(), key=lambda kv: int(kv[0])) if str(v) != "0"]
+            out.append(_("扔弹：%(answers)s") % {"answers": "，".join(thrown)} if thrown else _("扔弹：这一问没有人扔"))
+            continue
         if kind == "deal" and ev.get("indicator") is None:
             # no tile turned up (Zhuji: the wild faces are drawn once play starts, shown on the bar)
             out.append(_("发牌：%(name)s 坐庄") % {"name": names.get(ev.get("dealer"), "")})
@@ -169,7 +187,8 @@ def moves(run_: Run, record: dict, names: dict, lang: str) -> list[dict]:
         action = actions[k - 1] if k else None
         out.append({"k": k, "seat": None if action is None else action.get("seat"),
                     "name": "" if action is None else names.get(action.get("seat"), ""),
-                    "text": " · ".join(describe(events, action, names, lang)) or hand_result.action_verb((action or {}).get("kind", "")),
+                    "text": " · ".join(describe(events, action, names, lang, run_.states[0].n))
+                    or hand_result.action_verb((action or {}).get("kind", "")),
                     "auto": k in auto})
     return out
 
@@ -187,6 +206,7 @@ def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
     wild = tuple(state.rules.wild_faces(state))  # none, one or (Zhuji) two faces
     ended = state.phase == engine.ENDED
     r = state.result
+    info = state.rules.table_info(state)
     players = []
     for p in range(state.n):
         hand = list(state.hands[p])
@@ -207,6 +227,7 @@ def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
             "hand": [tile_info(f, wild, lang) for f in sort_hand(hand, wild)], "drawn": drawn,
             "count": len(state.hands[p]), "melds": [_meld_view(m, wild, lang) for m in state.melds[p]],
             "river": [tile_info(f, wild, lang) for f in state.rivers[p]],
+            "flowers": trad_table.flower_tiles(info, p, lang),  # traditional Taizhou's flowers shown
             "discarding": state.phase == engine.CLAIM and state.turn == p,
             "claim": claim,
             "winner": ended and r is not None and r.winner == p,
@@ -218,7 +239,8 @@ def frame(run_: Run, k: int, names: dict, lang: str) -> dict:
         "wild": tile_info(wild[0], wild, lang) if wild else None, "wilds": [tile_info(f, wild, lang) for f in wild],
         "players": players,
         "last_discard": tile_info(state.last_discard, wild, lang) if state.phase == engine.CLAIM else None,
-        "info": state.rules.table_info(state),  # a variant's base, streak, who bought / topped
+        "info": info,  # a variant's base, streak, who bought / topped (traditional Taizhou: 弹, 扔弹, flowers)
+        "trad": trad_table.frame_context(info, names, lang),
     }
 
 
@@ -248,15 +270,15 @@ def breakdown(run_: Run, record: dict, names: dict, lang: str) -> dict | None:
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
                   "beans": beans_of(t["amount"], stake), "code": t.get("why", ""),
                   "why": hand_result.payment_reason(t.get("why"))} for t in rv["transfers"]]
-    return {
+    return trad_table.decorate_result({
         "drawn_hand": rv["drawn_hand"], "self_drawn": rv["self_drawn"], "win_tile": rv["win_tile"],
         "winner_name": names.get(rv["winner"], "") if rv["winner"] is not None else "",
         "discarder_name": names.get(rv["discarder"], "") if rv["discarder"] is not None else "",
         "liable_name": names.get(rv["liable"], "") if rv["liable"] is not None else "",
-        "liable_reason": hand_result.liable_reason(rv["liable_reason"]),
+        "liable_reason": hand_result.liable_reason(rv["liable_reason"]), "liable_code": rv["liable_reason"],
         "rows": rows, "transfers": transfers, "stake": stake, "settled": bool(stored),
         "practice": bool((record.get("result") or {}).get("practice")),
         # Zhuji 包: nobody won by 26 tiles left, the dealer pays each player a share
         "contract_failed": rv["drawn_hand"] and any(t.get("why") == "contract" for t in rv["transfers"]),
         "dealer_name": names.get(state.dealer, ""),
-    }
+    }, state.rules.table_info(state), lang)

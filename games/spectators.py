@@ -44,7 +44,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from games import table
+from games import table, trad_table
 from games.engine import game as engine
 from games.engine.view import seat_view
 from games.models import HandEvent, Room, Seat, SpectatorSocket
@@ -281,10 +281,11 @@ def spectator_context(room_id: int, user, lang: str = "zh", *, now=None, cached:
         players = []
         for s in seats:  # seat 0 at the bottom, the others around it as seen from there
             vp = view["players"][s["position"]]
-            p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"]}
+            p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"],
+                 "flowers": trad_table.flower_tiles(view["info"], s["position"], lang)}
             p["head_html"] = table.render_memo(f"{table.TEMPLATE}#player-head", {"p": {k: p[k] for k in table.HEAD_KEYS}})
             p["tiles_html"] = table.render_memo(f"{table.TEMPLATE}#player-tiles",
-                                                {"p": {"melds": p["melds"], "river": p["river"]}})
+                                                {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}})
             players.append(p)
         moves = tuple(m for m in snap.moves if m[3] <= version)  # never a move after the shown one
         ctx.update(table._variant_context(view, names, None))

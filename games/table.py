@@ -46,7 +46,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from games import hand_result, presence, services
+from games import hand_result, presence, services, trad_table
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import rules_url, unit_label
 from games.engine import events as engine_events
@@ -528,11 +528,13 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         players = []
         for s in sorted(seats, key=lambda s: s["d"]):
             vp = view["players"][s["position"]]
-            p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"]}
+            p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"],
+                 "flowers": trad_table.flower_tiles(view["info"], s["position"], lang)}
             # rendered once for every seat that sees them alike (the owner of a concealed kong
             # sees its faces: other melds, other key)
             p["head_html"] = render_memo(f"{TEMPLATE}#player-head", {"p": {k: p[k] for k in HEAD_KEYS}})
-            p["tiles_html"] = render_memo(f"{TEMPLATE}#player-tiles", {"p": {"melds": p["melds"], "river": p["river"]}})
+            p["tiles_html"] = render_memo(f"{TEMPLATE}#player-tiles",
+                                          {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}})
             players.append(p)
         own = view["players"][me]
         can_discard, buttons = _hand_actions(view, hand, lang)
@@ -546,6 +548,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         ctx.update(_variant_context(view, names, me))
         if (ctx.get("decision") or {}).get("name") == "contract":
             buttons = _contract_grid(ctx, buttons)
+        elif ctx.get("throw"):  # traditional Taizhou's 扔弹 question: the prompt's own choices
+            buttons = trad_table.throw_buttons(ctx, buttons)
         offered = [b["text"] for b in buttons if b["kind"] != "pass" and not b["kind"].startswith("decide")]
         if view["phase"] == "claim" and offered:
             # exactly what is offered, e.g. 可以胡、碰，或者过
@@ -597,6 +601,7 @@ def _variant_context(view: dict, names: dict, me: int) -> dict:
         if "topped" in info:
             info["topped_names"] = [names.get(p, "") for p in info["topped"]]
         out["info"] = info
+    out.update(trad_table.table_context(view, names, me))  # 弹, 扔弹, flowers, 生牌 (else nothing)
     return out
 
 
@@ -748,18 +753,18 @@ def _result_context(view, seats, room, hand):
     transfers = [{"from": names.get(t["from"], ""), "to": names.get(t["to"], ""), "amount": t["amount"],
                   "beans": transfer_beans(t["amount"], stake), "code": t.get("why", ""),
                   "why": hand_result.payment_reason(t.get("why"))} for t in r["transfers"]]
-    return {
+    return trad_table.decorate_result({
         "drawn_hand": r["drawn_hand"], "self_drawn": r["self_drawn"], "win_tile": r["win_tile"],
         "winner_name": names.get(r["winner"], "") if r["winner"] is not None else "",
         "discarder_name": names.get(r["discarder"], "") if r["discarder"] is not None else "",
         "liable_name": names.get(r["liable"], "") if r["liable"] is not None else "",
-        "liable_reason": hand_result.liable_reason(r["liable_reason"]),
+        "liable_reason": hand_result.liable_reason(r["liable_reason"]), "liable_code": r["liable_reason"],
         "rows": rows, "transfers": transfers,
         "practice": room.practice,
         # Zhuji 包: nobody won by 26 tiles left, the dealer pays each player a share
         "contract_failed": r["drawn_hand"] and any(t.get("why") == "contract" for t in r["transfers"]),
         "dealer_name": names.get(hand.dealer, ""),
-    }
+    }, view.get("info"))
 
 
 # --- rendering: a partial's HTML kept per process, keyed by exactly what it is given ---------------
@@ -819,7 +824,7 @@ def rules_html(room: Room) -> str:
 # model is given as the few fields the partial reads). tests/test_table_render.py checks that each
 # renders exactly as with the whole context. The table and the invite box (rendered every time)
 # get the whole context.
-HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped", "bot")
+HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped", "bot", "flowers")
 
 
 def _pick(ctx, *keys):
@@ -841,7 +846,7 @@ FRAGMENT_CONTEXT = {
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",
-                               "contract_faces", "contract_default", "unit", "escape"),
+                               "contract_faces", "contract_default", "unit", "escape", "throw"),
     "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url", "rematch"),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
                          "game": {"hands_played": c["game"].hands_played, "pk": c["game"].pk} if c.get("game") else None},

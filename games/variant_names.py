@@ -15,8 +15,11 @@ gettext_noop("诸暨麻将")
 gettext_noop("传统台州麻将")
 
 
-# The unit a variant scores and pays in (Taizhou: 胡; Wenzhou and Zhuji pay in 分).
-UNITS = {"wenzhou": pgettext_lazy("unit", "分"), "zhuji": pgettext_lazy("unit", "分")}
+# The unit a variant scores and pays in (Taizhou: 胡; Wenzhou and Zhuji pay in 分; traditional
+# Taizhou scores in 和 and pays in 子, taizhou-traditional.md §6).
+UNIT_WORDS = {"wenzhou": "分", "zhuji": "分", "taizhou_trad": "子"}  # the Chinese word (胡 when absent)
+UNITS = {"wenzhou": pgettext_lazy("unit", "分"), "zhuji": pgettext_lazy("unit", "分"),
+         "taizhou_trad": pgettext_lazy("unit", "子")}
 _HU = pgettext_lazy("unit", "胡")
 
 

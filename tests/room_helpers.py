@@ -218,7 +218,7 @@ async def press(players, room_id, player, button):
 def visible_tiles(state, me: int) -> Counter:
     """Independently of the templates: the tiles seat `me` may see while the hand is on. Its own
     hand, every meld (others' concealed kongs lie face down), every river, the indicator (Zhuji: the
-    wild faces) and, in a
+    wild faces), the flowers shown (traditional Taizhou) and, in a
     claim window, the discard being claimed (shown once more, apart from the river). me=None: a
     spectator (观战), who holds no hand and sees every concealed kong face down."""
     seen = Counter(face_name(t) for t in state.hands[me]) if me is not None else Counter()
@@ -232,6 +232,9 @@ def visible_tiles(state, me: int) -> Counter:
         seen[face_name(state.indicator)] += 1
     else:  # no tile turned up (Zhuji): the wild faces drawn for the hand are shown on the bar
         seen.update(face_name(f) for f in state.rules.wild_faces(state))
+    flowers = getattr(state.rules, "flowers", None)  # traditional Taizhou: flowers lie face up
+    if flowers is not None and state.indicator is not None:
+        seen[face_name(state.rules.flower(state))] += sum(flowers(state))
     if state.phase == engine.CLAIM and state.last_discard is not None:
         seen[face_name(state.last_discard)] += 1
     return seen

@@ -17,6 +17,12 @@ answered. Independently of the templates, each seat's engine view is the same wh
 answered so far; on every message and page the badges (庄家买底, "<name> 顶底") are exactly the
 public ones (a carried obligation, or a question already settled), and a seat has answer buttons
 only while it is itself asked.
+
+And over whole traditional Taizhou (传统台州麻将) hands, which open with the 扔弹 questions before
+the deal (every seat, one question per other seat) and show flowers face up: a pending throw is
+never shown to anyone (the throws on every message and page are exactly those of the questions
+every seat has answered, carried ones included), answer buttons only while the seat is asked,
+the flowers shown count as visible tiles and the faces still 生 are pictures, not tiles.
 """
 
 import random
@@ -73,15 +79,18 @@ def logged_in(user):
     return client
 
 
-def check_messages(player, hand, cache, checked, names=None):
+def check_messages(player, hand, cache, checked, names=None, trad=False):
     """Every message not yet checked shows only tiles visible at the version it was rendered at
-    (and, with `names`, only the public answers to the questions before a Wenzhou hand)."""
+    (and, with `names`, only the public answers to the questions before a Wenzhou hand; with
+    `trad`, only the public throws of traditional Taizhou)."""
     for message in player.messages[checked:]:
         m = re.search(r'data-hand-version="(\d+)"', message)
-        if names is not None and m and int(m.group(1)) <= hand.version:
+        if (names is not None or trad) and m and int(m.group(1)) <= hand.version:
             state = state_at(hand, int(m.group(1)), cache)
-            if state.phase != engine.ENDED:
+            if state.phase != engine.ENDED and names is not None:
                 check_answers(message, state, player.position, names)
+            elif state.phase != engine.ENDED:
+                check_throws(message, state, player.position)
         if "data-tile" not in message:
             continue
         assert m, "a message with tiles but no version"
@@ -147,6 +156,32 @@ def check_view_hides_answers(state):
             assert seat_view(replace(state, answers=tuple(answers)), me) == base, (me, group, state.step)
 
 
+THROW = re.compile(r'data-throw="(\d+)-(\d+):(\d+)"')
+
+
+def public_throws(state):
+    """Independently of the site: the throws every seat may know in `state`, per pair of seats
+    (the engine records a question's answers once every seat answered; an open one's answers live
+    only in state.answers)."""
+    out = {}
+    for by, at, amount in state.get_extra("throws", ()) or ():
+        pair = tuple(sorted((by, at)))
+        out[pair] = out.get(pair, 0) + amount
+    return sorted((str(a), str(b), str(x)) for (a, b), x in out.items() if x)
+
+
+def check_throws(html, state, me):
+    """`html` (a message or a page of seat `me`) shows exactly the public throws where it shows the
+    table, and answer buttons only while `me` itself is asked."""
+    if '<section id="table" class="table' in html:
+        assert sorted(THROW.findall(html)) == public_throws(state), (me, state.step)
+    else:
+        assert not THROW.findall(html), (me, state.step)
+    asked = state.phase == engine.DECIDE and me in engine.waiting_player(state)
+    if not asked:
+        assert '&quot;decide&quot;' not in html and '"action": "decide"' not in html, (me, state.step)
+
+
 def seat_names(room_id):
     return {s.position: s.user.profile.nickname for s in Seat.objects.filter(room_id=room_id).select_related("user__profile")}
 
@@ -157,11 +192,16 @@ CASES = [
     ("taizhou", 2, 2, 1), ("taizhou", 3, 2, 2), ("taizhou", 4, 2, 3),
     ("wenzhou", 2, 2, 4), ("wenzhou", 3, 1, 5), ("wenzhou", 4, 2, 6),
     ("zhuji", 2, 2, 7), ("zhuji", 3, 2, 8), ("zhuji", 4, 2, 9),
+    ("taizhou_trad", 2, 2, 10), ("taizhou_trad", 3, 2, 11), ("taizhou_trad", 4, 2, 12),
 ]
 # the Zhuji tables: 包 (the dealer's contract asked before each hand, wild faces drawn after it) at
 # 2 and 4 players, 翻 with two wild faces at 3
 ZHUJI_SETTINGS = {2: {"mode": "bao", "wild_faces": 1}, 3: {"mode": "fan", "wild_faces": 2},
                   4: {"mode": "bao", "wild_faces": 2, "unit": 2}}
+
+
+# traditional Taizhou: 扔弹 on (asked before every hand), 弹 at 4 players
+TRAD_SETTINGS = {2: {"throws": True}, 3: {"throws": True}, 4: {"throws": True, "dan": 10}}
 
 
 @pytest.mark.parametrize("variant, n, hands, seed", CASES, ids=[f"{v}-{n}p" for v, n, _h, _s in CASES])
@@ -170,11 +210,13 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
     # the test presses far faster than anyone could: the socket's flood limit is not under test here
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000)
     wenzhou = variant == "wenzhou"
-    own = {"wenzhou": {"odd_base": False}, "zhuji": ZHUJI_SETTINGS.get(n)}.get(variant)
+    trad = variant == "taizhou_trad"
+    own = {"wenzhou": {"odd_base": False}, "zhuji": ZHUJI_SETTINGS.get(n), "taizhou_trad": TRAD_SETTINGS.get(n)}.get(variant)
     room, users = make_room(players=n, length=4, **({"variant": variant, "settings": own} if own is not None else {}))
     clients = {p: logged_in(u) for p, u in users.items()}
     names = seat_names(room.pk) if wenzhou else None
     asked = []  # (hand number, question, seats asked) of every question the Wenzhou hands asked
+    seen = {"throws": False, "flowers": False}  # traditional Taizhou: what the checks did meet
 
     async def scenario():
         players = await start(room, users)
@@ -196,18 +238,24 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
                         asked.append((number, state.decision.name, state.decision.seats))
                 for p in players:
                     q = p.position
-                    checked[q] = await db(check_messages, p, hand, cache, checked[q], names)
+                    checked[q] = await db(check_messages, p, hand, cache, checked[q], names, trad)
                     visible = visible_tiles(state, q)
                     assert tiles_in(p.html()) == visible, (number, step, q)
                     assert p.html().count('class="mtile back') == face_down(state, q)
                     if wenzhou:
                         check_answers(p.html(), state, q, names)
+                    if trad:
+                        check_throws(p.html(), state, q)
+                        seen["throws"] |= bool(public_throws(state))
+                        seen["flowers"] |= state.indicator is not None and sum(state.rules.flowers(state)) > 0
                     if step % 2 == 0 or state.phase == engine.CLAIM or deciding:
                         page = await db(page_html, clients[q], room.pk)
                         assert tiles_in(page) == visible, (number, step, q, "page")
                         assert page.count('class="mtile back') == face_down(state, q)
                         if wenzhou:
                             check_answers(page, state, q, names)
+                        if trad:
+                            check_throws(page, state, q)
                 if deciding:  # any seat still asked answers, yes or no (seeded)
                     waiting = rng.choice(engine.waiting_player(state))
                     offered = decide_buttons(players[waiting].buttons())
@@ -220,7 +268,7 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
             else:
                 pytest.fail("the hand did not end")
             for p in players:
-                checked[p.position] = await db(check_messages, p, hand, cache, checked[p.position], names)
+                checked[p.position] = await db(check_messages, p, hand, cache, checked[p.position], names, trad)
             if number < hands:
                 for p in players:
                     await act(players, room.pk, p, {"action": "ready"})
@@ -231,6 +279,21 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
     run(scenario)
     if variant == "zhuji" and ZHUJI_SETTINGS[n]["mode"] == "bao":  # the dealer named each contract
         assert [name for _n, name, _s in asked] == ["contract"] * hands, asked
+    if trad:  # every hand asked each seat about each other seat before the deal; throws and flowers shown
+        assert [name for _n, name, _s in asked] == [f"throw_{k}" for _h in range(hands) for k in range(1, n)], asked
+        assert seen == {"throws": True, "flowers": True}, seen
     if wenzhou:  # the hands did go through the questions, with several seats asked to top
         assert any(name == "buy" for _n, name, _s in asked), asked
         assert any(name == "top" and len(seats) == n - 1 for _n, name, seats in asked), asked
+
+
+@pytest.fixture(autouse=True)
+def _playable():  # TEMPORARY until taizhou_trad is playable
+    from dataclasses import replace as _replace
+
+    from games.engine import variants
+
+    old = variants.get("taizhou_trad")
+    variants.register(_replace(old, playable=True), replace=True)
+    yield
+    variants.register(old, replace=True)

@@ -31,6 +31,8 @@ FIELD_LABELS = {
     "claim_seconds": gettext_noop("吃碰时间（秒）"),
     "min_balance": gettext_noop("入座最低金豆"),
     "odd_base": gettext_noop("底数"),
+    "dan": gettext_noop("弹"),
+    "throws": gettext_noop("扔弹"),
 }
 RANGE_MESSAGES = {
     "stake": gettext_noop("底注应在 %(lo)s 到 %(hi)s 金豆之间"),

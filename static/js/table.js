@@ -77,6 +77,13 @@
       }
       return;
     }
+    // traditional Taizhou: the faces still 生 (a class on #room, so it stays open while the table updates)
+    var sheng = event.target && event.target.closest && event.target.closest("[data-sheng-toggle]");
+    if (sheng) {
+      var rs = room();
+      if (rs) rs.classList.toggle("sheng-open");
+      return;
+    }
     var toggle = event.target && event.target.closest && event.target.closest("[data-menu-toggle]");
     if (toggle) {
       var r = room();

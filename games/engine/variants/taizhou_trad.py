@@ -775,6 +775,10 @@ class TaizhouTrad(IndicatorWild, Variant):
     def tiles_aside(self, state) -> int:
         return sum(_flowers(state))
 
+    def wild_faces(self, state) -> tuple:
+        """The indicator's face; none yet while the 扔弹 questions come before the deal."""
+        return () if state.indicator is None else (state.indicator,)
+
     # --- 扔弹 before the deal (§2) ---
     def pre_hand(self, state):
         """DECISION (T-S10): before the deal, every seat is asked per other seat (k = 1 .. n-1
@@ -1019,12 +1023,14 @@ class TaizhouTrad(IndicatorWild, Variant):
     def table_info(self, state) -> dict:
         """Public to every seat: the room's 弹, the dealer's streak, the throws in force (player
         indices; once a round is answered), each player's flowers and the flower face, whether
-        the 生牌 stage is on, and the tiles still to draw before 黄牌."""
+        the 生牌 stage is on (and then the faces still 生: read from the table only, the same for
+        every seat), and the tiles still to draw before 黄牌."""
         dealt = any(state.hands)
+        stage = shengpai_stage(state)
         return {"dan": self.dan(state), "streak": self.streak(state), "throws": self.throws(state),
                 "throws_on": bool(state.options.setting("throws")),
                 "flowers": _flowers(state), "flower_face": face_name(self.flower(state)) if dealt else None,
-                "shengpai": shengpai_stage(state),
+                "shengpai": stage, "sheng_faces": [face_name(f) for f in shengpai_faces(state)] if stage else [],
                 "tiles_left": max(0, len(state.wall) - 2 * END_STACKS - len(state.wall) % 2) if dealt else None}
 
     # --- the common contract interface (base.Variant) ---
