@@ -217,6 +217,15 @@ BOT_DELAY_SECONDS = float(env_str("BOT_DELAY_SECONDS", "1"))
 # the drawn tile as before (the fault tests need hands that last; computer seats always use the bot)
 AUTO_PLAY_BOT = env_bool("AUTO_PLAY_BOT", True)
 
+# Turn timeouts at scale (issue 17): a deadline at most TIMEOUT_TASK_SECONDS away (a computer or
+# 托管 seat's pause, BOT_DELAY_SECONDS) gets its own Celery task for that moment; a person's turn
+# or claim window (turn_seconds / claim_seconds, 8 s and more) is left to beat's sweeper, run every
+# SWEEP_SECONDS, which acts on every hand whose deadline passed: no broker message and no worker
+# task for each of the players' moves, at the cost of acting up to SWEEP_SECONDS late on a missed
+# turn. TIMEOUT_TASK_SECONDS=1000 schedules a task for every deadline as before.
+TIMEOUT_TASK_SECONDS = float(env_str("TIMEOUT_TASK_SECONDS", "3"))
+SWEEP_SECONDS = float(env_str("SWEEP_SECONDS", "1"))
+
 # Presence (games/presence.py): a seat is online while one of its sockets was heard from within
 # this many seconds. The room page pings every 25 s (static/js/table.js), so two pings may be lost.
 PRESENCE_TTL_SECONDS = env_int("PRESENCE_TTL_SECONDS", 70)
@@ -237,7 +246,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # bound reads on a socket whose peer went silent (celery 5.6 collects a dead connection with no
 # timeout), and keep visibility_timeout above the longest eta we schedule (turn timeouts <= 120 s)
 # so an eta task is never handed out twice. Turn timeouts lost with Redis's memory are caught by
-# sweep_overdue (beat, every 2 s).
+# sweep_overdue (beat, every SWEEP_SECONDS).
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -256,7 +265,7 @@ CELERY_BEAT_SCHEDULE = {
     # Placeholder hook for the turn-timeout sweeper (see games.tasks.sweep_overdue).
     "sweep-overdue": {
         "task": "games.tasks.sweep_overdue",
-        "schedule": 2.0,
+        "schedule": SWEEP_SECONDS,
         # Runs often: don't keep its results, and drop runs that queued up while no worker ran.
         "options": {"ignore_result": True, "expires": 10},
     },

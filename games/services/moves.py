@@ -205,9 +205,18 @@ def after_change(room: Room, hand: Hand, state, auto: dict | None = None, hand_m
         else:
             hand.deadline = now + timedelta(seconds=room.turn_seconds)
         hand.save(update_fields=["version", "deadline"])  # what a move changes on the row
-        hand_id, version, eta = hand.pk, hand.version, hand.deadline
-        transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))
+        if hand.deadline - now <= timedelta(seconds=timeout_task_seconds()):
+            hand_id, version, eta = hand.pk, hand.version, hand.deadline
+            transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))
+        # else: beat's sweeper acts on it once overdue (settings.TIMEOUT_TASK_SECONDS)
     notify.bump(room, hand_move=hand.pk if hand_move and state.phase != engine.ENDED else None)
+
+
+def timeout_task_seconds() -> float:
+    """Deadlines at most this far away get a Celery task of their own; the sweeper catches the rest."""
+    from django.conf import settings
+
+    return float(getattr(settings, "TIMEOUT_TASK_SECONDS", 3.0))
 
 
 AUTO_PLAY_DELAY = timedelta(seconds=1)  # a 托管 or computer seat moves after this pause (BOT_DELAY_SECONDS)

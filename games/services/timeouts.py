@@ -86,9 +86,11 @@ def _countdown_over(room: Room, hand: Hand) -> Outcome:
     return Outcome(True, version=hand.version)
 
 
-def sweep_overdue(now=None, grace=timedelta(seconds=1)) -> int:
-    """Catch hands whose timeout task was lost (broker restart): act on every overdue hand,
-    deal the next hand where a ready countdown ran out, and close expired dissolve requests."""
+def sweep_overdue(now=None, grace=timedelta(seconds=0.5)) -> int:
+    """Run by beat every SWEEP_SECONDS: act on every overdue hand — a person's turn or claim
+    window (no task of its own: settings.TIMEOUT_TASK_SECONDS) or a hand whose timeout task was
+    lost (broker restart) — deal the next hand where a ready countdown ran out, and close expired
+    dissolve requests. `grace` leaves a moment to a task due at the deadline."""
     now = now or timezone.now()
     overdue = list(Hand.objects.filter(status__in=(Hand.PLAYING, Hand.ENDED), deadline__lt=now - grace)
                    .values_list("pk", "version"))
