@@ -48,7 +48,7 @@ from django.utils.translation import pgettext
 
 from games import hand_result, presence, services, trad_table
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
-from games.variant_names import rules_url, unit_label
+from games.variant_names import fixed_url, rules_url, unit_label
 from games.engine import events as engine_events
 from games.engine.view import seat_view
 from games.models import Game, Hand, HandEvent, Room
@@ -109,7 +109,7 @@ SIDE_ORDER = {"left": 0, "top": 1, "right": 2, "bottom": 3}
 
 def lobby_url() -> str:
     try:
-        return reverse("games:lobby")
+        return fixed_url("games:lobby")
     except NoReverseMatch:
         return "/lobby/"
 

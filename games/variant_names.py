@@ -4,6 +4,7 @@
 The catalogue words the Chinese title (台州麻将 -> Taizhou mahjong); a title it has no words for
 falls back on the variant's own English title outside Chinese."""
 
+from django.core.signals import setting_changed
 from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_noop, pgettext_lazy
 
@@ -23,14 +24,36 @@ UNITS = {"wenzhou": pgettext_lazy("unit", "分"), "zhuji": pgettext_lazy("unit",
 _HU = pgettext_lazy("unit", "胡")
 
 
+_urls: dict = {}  # (script prefix, urlconf, name) -> path: every seat's render asks (issue 17)
+
+
+def fixed_url(name: str) -> str:
+    """reverse(name) for a URL without arguments, kept per script prefix and urlconf."""
+    from django.urls import get_script_prefix, get_urlconf, reverse
+
+    key = (get_script_prefix(), get_urlconf(), name)
+    url = _urls.get(key)
+    if url is None:
+        url = _urls[key] = reverse(name)
+    return url
+
+
+def _forget_urls(setting, **kwargs):
+    if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
+        _urls.clear()
+
+
+setting_changed.connect(_forget_urls)
+
+
 def rules_url(name) -> str:
     """The rules page of a variant (Taizhou's for a variant without its own page yet)."""
-    from django.urls import NoReverseMatch, reverse
+    from django.urls import NoReverseMatch
 
     try:
-        return reverse(f"games:rules_{name}")
+        return fixed_url(f"games:rules_{name}")
     except NoReverseMatch:
-        return reverse("games:rules_taizhou")
+        return fixed_url("games:rules_taizhou")
 
 
 def unit_label(name) -> str:
