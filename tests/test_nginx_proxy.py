@@ -521,6 +521,23 @@ def test_a_hand_through_nginx_on_two_daphne_processes(tmp_path, transactional_db
                 cwd=BASE_DIR, env=base_env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         cleanup.callback(stop_honcho, site, honcho_log)
 
+        # both daphne processes serve before nginx starts: a connection refused while one is still
+        # starting would count against it (max_fails) and keep new sockets off it for fail_timeout
+        def live(port):
+            assert site.poll() is None, "honcho stopped\n" + honcho_log.read_text()[-4000:]
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                conn.request("GET", "/healthz/live")
+                return conn.getresponse().status == 200
+            except OSError:
+                return False
+            finally:
+                conn.close()
+
+        for port in upstreams:
+            assert wait_until(lambda: live(port), START_TIMEOUT, 0.3), (
+                f"daphne on {port} did not start\n" + honcho_log.read_text()[-4000:])
+
         # nginx: the template with loopback ports, the test's certificate and folders
         prefix = tmp_path / "nginx"
         (prefix / "logs").mkdir(parents=True)
