@@ -387,10 +387,15 @@ def _evaluate(pieces, melds, natural, win, win_wild, self_drawn, seat_wind, wild
     best = None
     for (kind, face), f in sorted(places):
         items = list(fixed)
+        completed = False
         for k2, f2 in pieces:
             if k2 != "pung":
                 continue
-            shown = (k2, f2) == (kind, face) and not self_drawn  # completed by a discard: shown
+            # §4: the pung completed by a discarded winning tile is shown; the winning tile
+            # completes ONE set, so of two alike pungs (four naturals and wilds, T-S6) the
+            # other stays concealed
+            shown = not self_drawn and not completed and (k2, f2) == (kind, face)
+            completed = completed or shown
             items.append(("exposed_pung" if shown else "concealed_pung", f2, pung_points(f2, not shown), 0))
         items += pair_items
         wait = []
