@@ -31,7 +31,7 @@ import copy
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
@@ -50,7 +50,7 @@ from games import hand_result, presence, services, trad_table
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import fixed_url, rules_url, unit_label
 from games.engine import events as engine_events
-from games.engine.view import seat_view
+from games.engine.view import public_players, seat_view
 from games.models import Game, Hand, HandEvent, Room
 
 WAITING, PLAYING, RESULT, FINISHED, DISSOLVED = "waiting", "playing", "result", "finished", "dissolved"
@@ -298,6 +298,9 @@ class RoomSnapshot:
     near_meters: int | None
     game_beans: dict | None
     watchers: int = 0  # 观战: users watching now (games/spectators.py; a change bumps the version)
+    # what the seats' renders compute alike from these rows (games.engine.view.public_players;
+    # one player's tiles as every other seat sees them), filled in as the first seat asks
+    shared: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 SNAPSHOTS = 1024  # rooms per process (least recently used first out)
@@ -426,7 +429,7 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     game.room = room
     hand.game = game
     return replace(prev, key=(version, prev.key[1]), room=room, game=game, hand=hand,
-                   state=services.hand_state(hand), moves=_recent_moves(hand))
+                   state=services.hand_state(hand), moves=_recent_moves(hand), shared={})
 
 
 def clear_caches(**kwargs):
@@ -461,7 +464,10 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
 
     view = None
     if snap.state is not None:
-        view = seat_view(snap.state, me, lang)
+        public = snap.shared.get(("public", lang))
+        if public is None:  # what every other seat sees of each player: once per version
+            public = snap.shared.setdefault(("public", lang), public_players(snap.state, lang))
+        view = seat_view(snap.state, me, lang, public)
 
     by_pos = {s.position: s for s in seat_rows}
     names = snap.names

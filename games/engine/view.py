@@ -36,27 +36,44 @@ def sort_hand(tiles, wild):
     return sorted(tiles, key=lambda f: (f not in wilds, f))
 
 
-def seat_view(state, me: int | None, lang: str = "zh") -> dict:
-    """A JSON-able dict of what player `me` sees (None = spectator: nobody's hand)."""
+def _player_view(state, p: int, me: int | None, show: bool, wild: tuple, lang: str) -> dict:
+    hand = sort_hand(state.hands[p], wild) if show else []
+    return {
+        "index": p,
+        "seat": state.seat_name(p),
+        "wind": face_label(state.seat_wind(p), lang),
+        "dealer": p == state.dealer,
+        "me": p == me,
+        "tile_count": len(state.hands[p]),
+        "hand": [tile_info(f, wild, lang) for f in hand],
+        "melds": [_meld_view(m, wild, lang, show) for m in state.melds[p]],
+        "river": [tile_info(f, wild, lang) for f in state.rivers[p]],
+        "in_turn": state.phase == DISCARD and p == state.turn,
+    }
+
+
+def public_players(state, lang: str = "zh") -> tuple:
+    """Every player as someone else at the table sees them (no concealed tile): the part of
+    `seat_view` that is the same for every other seat, so a table computes it once per state.
+    Read only: seat_view hands out copies of these dicts, their lists shared."""
+    wild = tuple(state.rules.wild_faces(state))
+    ended = state.phase == ENDED
+    return tuple(_player_view(state, p, None, ended, wild, lang) for p in range(state.n))
+
+
+def seat_view(state, me: int | None, lang: str = "zh", public: tuple | None = None) -> dict:
+    """A JSON-able dict of what player `me` sees (None = spectator: nobody's hand).
+    public: `public_players(state, lang)` of this very state, when the caller keeps it."""
     n = state.n
     wild = tuple(state.rules.wild_faces(state))  # none, one or (Zhuji) two faces
     ended = state.phase == ENDED
     players = []
     for p in range(n):
         show = ended or p == me
-        hand = sort_hand(state.hands[p], wild) if show else []
-        players.append({
-            "index": p,
-            "seat": state.seat_name(p),
-            "wind": face_label(state.seat_wind(p), lang),
-            "dealer": p == state.dealer,
-            "me": p == me,
-            "tile_count": len(state.hands[p]),
-            "hand": [tile_info(f, wild, lang) for f in hand],
-            "melds": [_meld_view(m, wild, lang, show) for m in state.melds[p]],
-            "river": [tile_info(f, wild, lang) for f in state.rivers[p]],
-            "in_turn": state.phase == DISCARD and p == state.turn,
-        })
+        if public is not None and not show:
+            players.append(dict(public[p]))  # me is False there, as for every other seat
+        else:
+            players.append(_player_view(state, p, me, show, wild, lang))
     me_drawn = None
     if me is not None and state.phase == DISCARD and state.turn == me and state.drawn is not None:
         me_drawn = face_name(state.drawn)
