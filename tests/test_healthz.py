@@ -126,7 +126,7 @@ def test_redis_down_is_503_naming_redis(settings, redis_server):
     redis_server.kill()  # the real server goes away (its pooled connections die with it)
     started = time.monotonic()
     status, body, _ = get()
-    assert time.monotonic() - started < 3, "a dead Redis must fail the probe at once"
+    assert time.monotonic() - started < 5, "a dead Redis must fail the probe at once (no retries)"
     assert status == 503, body
     assert body["status"] == "unhealthy"
     assert "redis" in body["failing"] and "database" not in body["failing"]
@@ -148,15 +148,15 @@ def test_only_the_channel_layers_redis_down(settings, redis_server):
 
 def test_a_stale_worker_heartbeat_is_503_a_fresh_one_200(settings, redis_server):
     use_redis(settings, redis_server.url(0), redis_server.url(1))
-    settings.HEALTH_WORKER_STALE_SECONDS = 1
+    settings.HEALTH_WORKER_STALE_SECONDS = 2
     status, body, _ = get()
     assert status == 503 and body["failing"] == ["worker"]  # no worker ever wrote one
-    assert body["worker"] == "stale: no heartbeat within 1 s"
+    assert body["worker"] == "stale: no heartbeat within 2 s"
 
     health.write_heartbeat()
     status, body, _ = get()
     assert status == 200, body
-    time.sleep(1.3)  # the worker stopped writing: the heartbeat goes stale
+    time.sleep(2.5)  # the worker stopped writing: the heartbeat goes stale
     status, body, _ = get()
     assert status == 503 and body["failing"] == ["worker"], body
     assert body["database"] == "ok" and body["redis"] == "ok"
@@ -231,17 +231,17 @@ def shared_database_url():
 @pytest.mark.slow
 def test_a_real_worker_keeps_the_heartbeat_fresh_and_it_goes_stale_when_the_worker_dies(
         settings, redis_server, tmp_path):
-    """A Celery worker (solo pool) with beat in it (-B), heartbeat every 1 s, stale after 3 s:
-    healthy as soon as the worker is ready (worker_ready), still healthy well after 3 s (beat's
-    heartbeats go through the broker to the worker), unhealthy 3 s after it was killed."""
+    """A Celery worker (solo pool) with beat in it (-B), heartbeat every 2 s, stale after 5 s:
+    healthy as soon as the worker is ready (worker_ready), still healthy well after 5 s (beat's
+    heartbeats go through the broker to the worker), unhealthy about 5 s after it was killed."""
     use_redis(settings, redis_server.url(0), redis_server.url(1))
-    settings.HEALTH_WORKER_STALE_SECONDS = 3
+    settings.HEALTH_WORKER_STALE_SECONDS = 5
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "DJANGO_"))}
     env.update(DJANGO_SETTINGS_MODULE="mahjong_site.settings", VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1",
                DATABASE_URL=shared_database_url(), REDIS_URL=redis_server.url(0),
                CELERY_BROKER_URL=redis_server.url(1), CELERY_RESULT_BACKEND=redis_server.url(2),
                CHANNEL_LAYER="redis", CELERY_TASK_ALWAYS_EAGER="0",
-               HEALTH_HEARTBEAT_SECONDS="1", HEALTH_WORKER_STALE_SECONDS="3")
+               HEALTH_HEARTBEAT_SECONDS="2", HEALTH_WORKER_STALE_SECONDS="5")
     log_path = tmp_path / "worker.log"
     with open(log_path, "w") as log:
         worker = subprocess.Popen(
@@ -256,7 +256,7 @@ def test_a_real_worker_keeps_the_heartbeat_fresh_and_it_goes_stale_when_the_work
             assert time.monotonic() < deadline, "no heartbeat from the worker\n" + log_path.read_text()[-3000:]
             time.sleep(0.2)
         ready_at = time.monotonic()
-        while time.monotonic() < ready_at + 7:  # beyond the 3 s expiry of the ready heartbeat
+        while time.monotonic() < ready_at + 10:  # beyond the 5 s expiry of the ready heartbeat
             status, body, _ = get()
             assert status == 200, (body, log_path.read_text()[-3000:])
             time.sleep(0.5)
@@ -267,11 +267,11 @@ def test_a_real_worker_keeps_the_heartbeat_fresh_and_it_goes_stale_when_the_work
         worker.wait()
     killed_at = time.monotonic()
     while get()[0] == 200:
-        assert time.monotonic() < killed_at + 10, "the heartbeat did not go stale"
+        assert time.monotonic() < killed_at + 15, "the heartbeat did not go stale"
         time.sleep(0.2)
     status, body, _ = get()
     assert status == 503 and body["failing"] == ["worker"], body
-    assert time.monotonic() - killed_at <= 4.5
+    assert time.monotonic() - killed_at <= 8
 
 
 def test_beat_sends_the_heartbeat_and_the_worker_imports_it():
