@@ -16,7 +16,8 @@ class AccountsConfig(AppConfig):
 
                 grant_start(instance)  # 新用户赠送: the first ledger row of every wallet
 
-        post_save.connect(starting_grant, sender=get_user_model(), dispatch_uid="accounts.starting_grant")
+        post_save.connect(starting_grant, sender=get_user_model(), dispatch_uid="accounts.starting_grant",
+                          weak=False)  # a nested function: a weak reference would die with ready()
 
         from django.contrib.auth.signals import user_logged_in
 
@@ -29,6 +30,6 @@ class AccountsConfig(AppConfig):
             if ip:
                 SeenIP.objects.update_or_create(user=user, ip=ip)  # for customer service searches
 
-        user_logged_in.connect(remember_login_ip, dispatch_uid="accounts.remember_login_ip")
+        user_logged_in.connect(remember_login_ip, dispatch_uid="accounts.remember_login_ip", weak=False)
 
         from . import throttle  # noqa: F401  (counts failed logins: user_login_failed)

@@ -176,6 +176,14 @@ def test_pages_in_english(client):
 def test_login_remembers_the_address_for_customer_service(client, django_user_model):
     from accounts.models import SeenIP
 
+    import weakref
+
+    from django.contrib.auth.signals import user_logged_in
+
+    # the receiver is a function nested in AccountsConfig.ready(): held weakly it would be
+    # collected at any moment in a long-running server (and login addresses silently lost)
+    held = [r for key, r, *_rest in user_logged_in.receivers if key[0] == "accounts.remember_login_ip"]
+    assert held and not isinstance(held[0], weakref.ReferenceType)
     user = django_user_model.objects.create_user("seenip", password="a-long-pass-1234")
     client.post("/accounts/login/", {"username": "seenip", "password": "a-long-pass-1234"}, REMOTE_ADDR="203.0.113.9")
     assert SeenIP.objects.filter(user=user, ip="203.0.113.9").exists()
