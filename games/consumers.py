@@ -60,6 +60,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import presence, services, table
+from games.services import notify
 from games.models import Room
 from mahjong_site.client_ip import scope_ip
 
@@ -157,7 +158,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.receive_json(content)
 
     async def receive_json(self, content, **kwargs):
-        error = await database_sync_to_async(perform)(self.room_id, self.user, content, self.lang)
+        error, sends = await database_sync_to_async(perform_deferred)(self.room_id, self.user, content, self.lang)
+        for group, message in sends:  # committed: tell the room (this socket's own too)
+            try:
+                await self.channel_layer.group_send(group, message)
+            except Exception:  # the state is saved; clients catch up on their next (re)connect
+                log.exception("could not notify %s", group)
         if error:
             await self.send_error(error)
 
@@ -350,6 +356,14 @@ def perform(room_id: int, user, content, lang: str = "zh") -> str | None:
         except Exception:  # a bug or a database hiccup: tell the player, keep the socket
             log.exception("room %s: could not perform %r", room_id, content)
             return _("出错了，请再试一次")
+
+
+def perform_deferred(room_id: int, user, content, lang: str = "zh"):
+    """`perform`, returning (error, [(group, message)]): the room.updated messages its commits
+    would have sent, for the socket to send from its event loop (services.notify.deferred_sends)."""
+    with notify.deferred_sends() as sends:
+        error = perform(room_id, user, content, lang)
+    return error, sends
 
 
 def _perform(room_id, user, content):

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+from contextlib import contextmanager
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -25,13 +27,33 @@ def bump(room: Room, hand_move: int | None = None):
     transaction.on_commit(lambda: send(group, version, hand_move))
 
 
+_deferred = threading.local()
+
+
+@contextmanager
+def deferred_sends():
+    """Collect the messages this thread's commits would send, [(group, message)], instead of
+    sending them: the room socket sends them from its event loop once the move is done, so the one
+    thread that runs a process's moves is not held up by a round trip to Redis per move."""
+    out: list = []
+    _deferred.out = out
+    try:
+        yield out
+    finally:
+        _deferred.out = None
+
+
 def send(group, version, hand_move=None):
-    layer = get_channel_layer()
-    if layer is None:
-        return
     message = {"type": "room.updated", "version": version}
     if hand_move is not None:
         message["hand_move"] = hand_move
+    out = getattr(_deferred, "out", None)
+    if out is not None:
+        out.append((group, message))
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
     try:
         async_to_sync(layer.group_send)(group, message)
     except Exception:  # the state is saved; clients catch up on their next (re)connect
