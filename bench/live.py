@@ -663,6 +663,7 @@ async def drive(args, stack, users_by_table):
     # the window opens --warmup seconds after every table's first hand is dealt (at the latest after
     # start_timeout); the tables play until `deadline`
     deadline = start + ramp + start_timeout + args.warmup + args.duration
+    stats.rss_before = stack.rss()  # before any socket: the per-socket memory is the growth
     tasks = [asyncio.create_task(t.run(ramp * k / max(1, args.tables), lambda: deadline)) for k, t in enumerate(tables)]
 
     async def measure():
@@ -743,6 +744,11 @@ def report(args, stack, stats):
         parts.append(f"bench clients {100 * (stats.client_cpu1 - stats.client_cpu0) / seconds:.0f}% / "
                      f"{rss_mb(os.getpid()) or 0:.0f} MB")
         print("  CPU (of one core) / RSS: " + ", ".join(parts))
+        before = getattr(stats, "rss_before", {}) or {}
+        grown = sum((stats.rss.get(n) or 0) - (before.get(n) or 0) for n in stats.rss if n.startswith("daphne"))
+        sockets = 4 * args.tables
+        print(f"  daphne memory per socket: {1024 * grown / max(1, sockets):.0f} kB "
+              f"(RSS growth of the daphne processes from before the first socket, over {sockets} sockets)")
         daphne = sum((stats.cpu1[n] or 0) - (stats.cpu0[n] or 0) for n in stats.cpu1 if n.startswith("daphne"))
         server = sum((stats.cpu1[n] or 0) - (stats.cpu0[n] or 0) for n in stats.cpu1)
         if stats.moves:
