@@ -301,6 +301,20 @@ def setup_django(env):
     django.setup()
 
 
+def retire_earlier_runs():
+    """Games an earlier run of the bench left in its database would go on by themselves (their
+    seats time out, go 托管 and play on through the worker): stop them, so this run measures only
+    its own tables. Only for the bench's own database (bench rooms' hosts are named b<run>t<k>p0)."""
+    from games.models import Hand, Room
+
+    rooms = Room.objects.filter(status__in=(Room.WAITING, Room.PLAYING), host__username__regex=r"^b\d+t\d+p0$")
+    Hand.objects.filter(game__room__in=rooms, status=Hand.PLAYING).update(status=Hand.VOID, deadline=None)
+    Hand.objects.filter(game__room__in=rooms).exclude(deadline=None).update(deadline=None)
+    retired = rooms.update(status=Room.DISSOLVED)
+    if retired:
+        log(f"retired {retired} room(s) left playing by earlier runs")
+
+
 def make_users(run_id, table_no, count=4):
     from importlib import import_module
 
@@ -793,6 +807,7 @@ def main(argv=None):
     try:
         env = stack.up()
         setup_django(env)
+        retire_earlier_runs()
         run_id = f"{int(time.time()) % 10_000_000}{os.getpid() % 1000}"
         users = [make_users(run_id, k) for k in range(args.tables)]
         close_django()
