@@ -113,7 +113,7 @@ def outcome(result: dict | None, names: dict, variant: str | None = None) -> str
     if r.get("winner") is None:
         if any(t.get("why") == "contract" for t in r.get("transfers") or ()):
             return _("包输")  # Zhuji: nobody won by 26 tiles left, the dealer paid the contract
-        return _("流局")
+        return _("黄牌") if variant == "taizhou_trad" else _("流局")
     if r.get("self_drawn"):
         return _("%(name)s 自摸") % {"name": names.get(r["winner"], "")}
     if r.get("liable_reason") == "dianpao":  # traditional Taizhou: a 生牌 won on in the 生牌 stage

@@ -282,7 +282,7 @@ def spectator_context(room_id: int, user, lang: str = "zh", *, now=None, cached:
         for s in seats:  # seat 0 at the bottom, the others around it as seen from there
             vp = view["players"][s["position"]]
             p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"],
-                 "flowers": trad_table.flower_tiles(view["info"], s["position"], lang)}
+                 **trad_table.seat_extras(view, s["position"], None)}
             p["head_html"] = table.render_memo(f"{table.TEMPLATE}#player-head", {"p": {k: p[k] for k in table.HEAD_KEYS}})
             p["tiles_html"] = table.render_memo(f"{table.TEMPLATE}#player-tiles",
                                                 {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}})

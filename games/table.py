@@ -535,7 +535,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         for s in sorted(seats, key=lambda s: s["d"]):
             vp = view["players"][s["position"]]
             p = {**s, "melds": vp["melds"], "river": vp["river"], "count": vp["tile_count"], "in_turn": vp["in_turn"],
-                 "flowers": trad_table.flower_tiles(view["info"], s["position"], lang)}
+                 **trad_table.seat_extras(view, s["position"], me)}  # traditional Taizhou: flowers, 扔弹 with me
             # rendered once for every seat that sees them alike (the owner of a concealed kong
             # sees its faces: other melds, other key)
             p["head_html"] = render_memo(f"{TEMPLATE}#player-head", {"p": {k: p[k] for k in HEAD_KEYS}})
@@ -562,7 +562,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             ctx["claim_prompt"] = _("可以%(what)s，或者过") % {"what": pgettext("list separator", "、").join(offered)}
         ctx["commitment"] = {"code": hand.commitment, "players": room.players, "dealer": hand.dealer}
         if room.hints_allowed and mine.hints and view["phase"] != "ended":
-            ctx["hint"] = _hint_context(snap.state, me, view, lang, buttons)
+            ctx["hint"] = trad_table.decorate_hint(_hint_context(snap.state, me, view, lang, buttons), view)
         ctx.update({
             "view": view, "mine": players[0],
             "others": sorted(players[1:], key=lambda p: SIDE_ORDER[p["side"]]), "hand_tiles": hand_tiles,
@@ -830,7 +830,8 @@ def rules_html(room: Room) -> str:
 # model is given as the few fields the partial reads). tests/test_table_render.py checks that each
 # renders exactly as with the whole context. The table and the invite box (rendered every time)
 # get the whole context.
-HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped", "bot", "flowers")
+HEAD_KEYS = ("rel", "name", "wind", "dealer", "me", "count", "online", "auto", "in_turn", "escaped", "bot", "flowers",
+             "throw")
 
 
 def _pick(ctx, *keys):
@@ -840,7 +841,7 @@ def _pick(ctx, *keys):
 FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
                                  "rules_url", "auto", "commitment", "escape", "unit", "hints_allowed",
-                                 "watchers", "watch_url"),
+                                 "watchers", "watch_url", "throw_pairs"),
                          "me": {"hints": c["me"].get("hints")},
                          "hand": {"pk": c["hand"].pk} if c.get("hand") else None,
                          "room": {"pk": c["room"].pk, "number": c["room"].number}},

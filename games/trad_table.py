@@ -19,7 +19,7 @@ false for their table_info).
 from __future__ import annotations
 
 from django.utils import translation
-from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from games import hand_result
 from games.engine.tiles import TileError, face_label, parse_tile
@@ -65,14 +65,25 @@ def stake_between(info, a: int, b: int) -> int:
     return sum(t["amount"] for t in (info or {}).get("throws") or () if {t["by"], t["at"]} == {a, b})
 
 
+def seat_extras(view: dict, position: int, me) -> dict:
+    """What a seat's head and tiles show beyond the common ones, as player `me` sees the table
+    (None: a watcher): its flowers (tiles) and the 扔弹 stake between it and `me` (T-D4)."""
+    info = view.get("info") or {}
+    if not is_trad(info):
+        return {"flowers": [], "throw": 0}
+    stake = stake_between(info, me, position) if me is not None and me != position else 0
+    return {"flowers": flower_tiles(info, position), "throw": stake}
+
+
 def table_context(view: dict, names: dict, me) -> dict:
     """{"trad": ..., "throw": ...} for the table of player `me` (None: a watcher), or {}."""
     info = view.get("info") or {}
     if not is_trad(info):
         return {}
     n = len(view["players"])
-    out = {"trad": {**frame_context(info, names), "pairs": throw_pairs(info, names, me),
-                    "dealt": info.get("flower_face") is not None, "tiles_left": info.get("tiles_left")}}
+    out = {"trad": {**frame_context(info, names), "dealt": info.get("flower_face") is not None,
+                    "tiles_left": info.get("tiles_left")},
+           "throw_pairs": throw_pairs(info, names, me)}  # every stake, in the ☰ drawer
     d = view.get("decision")
     if d is not None and hand_result.is_throw(d["name"]):
         from games.table import relative_label
@@ -119,9 +130,11 @@ def decorate_result(result: dict, info, lang: str | None = None) -> dict:
     return result
 
 
-def liable_words(code) -> str:
-    """The heading word of a liable player: 点炮 (traditional Taizhou's penalty) or 全包."""
-    return _("点炮") if code == "dianpao" else _("全包")
+def decorate_hint(hint: dict, view: dict) -> dict:
+    """提示: a winning tile's worth is a total in 和 here (payments are in 子)."""
+    if is_trad(view.get("info")):
+        hint["unit"] = pgettext("points", "和")
+    return hint
 
 
 def frame_context(info, names: dict, lang: str | None = None) -> dict | None:

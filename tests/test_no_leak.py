@@ -170,13 +170,22 @@ def public_throws(state):
     return sorted((str(a), str(b), str(x)) for (a, b), x in out.items() if x)
 
 
+STAKE = re.compile(r'data-stake="(\d+)"')
+
+
 def check_throws(html, state, me):
     """`html` (a message or a page of seat `me`) shows exactly the public throws where it shows the
-    table, and answer buttons only while `me` itself is asked."""
-    if '<section id="table" class="table' in html:
+    ☰ drawer (every pair), on the table's heads exactly the public stakes between `me` and each
+    other seat, and answer buttons only while `me` itself is asked."""
+    if '<section id="status"' in html:
         assert sorted(THROW.findall(html)) == public_throws(state), (me, state.step)
     else:
         assert not THROW.findall(html), (me, state.step)
+    if '<section id="table" class="table' in html:
+        mine = sorted(x for a, b, x in public_throws(state) if me in (int(a), int(b)))
+        assert sorted(STAKE.findall(html)) == mine, (me, state.step)
+    else:
+        assert not STAKE.findall(html), (me, state.step)
     asked = state.phase == engine.DECIDE and me in engine.waiting_player(state)
     if not asked:
         assert '&quot;decide&quot;' not in html and '"action": "decide"' not in html, (me, state.step)
@@ -285,15 +294,3 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
     if wenzhou:  # the hands did go through the questions, with several seats asked to top
         assert any(name == "buy" for _n, name, _s in asked), asked
         assert any(name == "top" and len(seats) == n - 1 for _n, name, seats in asked), asked
-
-
-@pytest.fixture(autouse=True)
-def _playable():  # TEMPORARY until taizhou_trad is playable
-    from dataclasses import replace as _replace
-
-    from games.engine import variants
-
-    old = variants.get("taizhou_trad")
-    variants.register(_replace(old, playable=True), replace=True)
-    yield
-    variants.register(old, replace=True)

@@ -50,16 +50,18 @@ def test_the_form_fields_are_the_variants_bounds_and_choices():
 
 def test_the_offered_variants_are_the_playable_ones_with_their_labels(register):
     with translation.override("zh-hans"):
-        assert [(n, str(label)) for n, label in variant_choices()] == [("taizhou", "台州麻将"), ("wenzhou", "温州麻将"),
-                                                                        ("zhuji", "诸暨麻将")]
+        assert [(n, str(label)) for n, label in variant_choices()] == [
+            ("taizhou", "台州麻将"), ("taizhou_trad", "传统台州麻将"), ("wenzhou", "温州麻将"), ("zhuji", "诸暨麻将")]
     with translation.override("en"):
         assert [(n, str(label)) for n, label in variant_choices()] == [("taizhou", "Taizhou Mahjong"),
+                                                                        ("taizhou_trad", "Traditional Taizhou Mahjong"),
                                                                         ("wenzhou", "Wenzhou Mahjong"),
                                                                         ("zhuji", "Zhuji Mahjong")]
     register(replace(variants.get("taizhou"), name="toy_draft", title=(("zh", "草稿"), ("en", "Draft")),
                      playable=False))
-    assert variants.playable() == ("taizhou", "wenzhou", "zhuji") and "toy_draft" in variants.names()
-    assert [n for n, _label in CreateRoomForm().fields["variant"].choices] == ["taizhou", "wenzhou", "zhuji"]
+    assert variants.playable() == ("taizhou", "taizhou_trad", "wenzhou", "zhuji") and "toy_draft" in variants.names()
+    assert [n for n, _label in CreateRoomForm().fields["variant"].choices] == ["taizhou", "taizhou_trad", "wenzhou",
+                                                                              "zhuji"]
     assert _errors(CreateRoomForm(dict(GOOD, variant="toy_draft")))["variant"]
     register(replace(variants.get("taizhou"), name="toy_ready", title=(("zh", "玩具"), ("en", "Toy")), playable=True))
     with translation.override("en"):  # no catalogue words for a new title: the variant's own English

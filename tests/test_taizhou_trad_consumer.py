@@ -45,17 +45,6 @@ def seeded(settings, monkeypatch):
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000)
 
 
-@pytest.fixture(autouse=True)
-def _playable():  # TEMPORARY until taizhou_trad is playable
-    from dataclasses import replace
-
-    from games.engine import variants
-
-    old = variants.get("taizhou_trad")
-    variants.register(replace(old, playable=True), replace=True)
-    yield
-    variants.register(old, replace=True)
-
 
 def public_throws(state):
     out = {}
@@ -72,16 +61,19 @@ def check_pages(players, state):
     for q in players:
         assert shown_buttons(q) == legal_buttons(state, q.position), (state.step, q.position)
         assert tiles_in(q.page["table"] + q.page["hand"]) == visible_tiles(state, q.position)
-        assert sorted(THROW.findall(q.page["table"])) == public_throws(state), (state.step, q.position)
+        assert sorted(THROW.findall(q.page["status"])) == public_throws(state), (state.step, q.position)
+        assert not THROW.findall(q.page["table"])
         for p in range(state.n):
             seat = q.page["table"].split(f'data-position="{p}"', 1)[1].split('<div class="river"', 1)[0]
             shown = re.search(r'<span class="meld meld-flowers"[^>]*>(.*?)</span></span>', seat)
             assert (shown.group(1).count("data-tile") if shown else 0) == flowers[p], (state.step, q.position, p)
+            stake = sum(int(x) for a, b, x in public_throws(state) if {int(a), int(b)} == {p, q.position})
+            assert re.findall(r'data-stake="(\d+)"', seat) == ([str(stake)] if stake else []), (state.step, q.position, p)
         stage = state.indicator is not None and taizhou_trad.shengpai_stage(state)
         assert ('id="shengpai-alert"' in q.page["table"]) == stage, (state.step, q.position)
         if stage:
             alert = q.page["table"].split('id="shengpai-alert"', 1)[1]
-            assert f"看生牌（{len(taizhou_trad.shengpai_faces(state))} 种）" in alert
+            assert f"看生牌 {len(taizhou_trad.shengpai_faces(state))}" in alert
 
 
 def check_fragments(room_id, players, users):
@@ -182,7 +174,7 @@ def test_two_taizhou_trad_hands_over_the_sockets():
         first = decide_buttons(players[2].buttons())
         await press(players, room.pk, players[2], first["10"])
         for p in players:
-            assert not THROW.findall(p.html()) and "10 弹" not in p.page["table"]
+            assert not THROW.findall(p.html()) and "data-stake" not in p.html()
         assert "已选择，等待其他玩家。" in players[2].page["actions"]
         await refused(players, room.pk, players[2], first["5"], "不能这样做")
         await refused(players, room.pk, players[1], {**first["5"], "value": "7"}, "不能这样做")
@@ -252,8 +244,9 @@ def test_the_watchers_see_flowers_and_throws_but_no_prompt(settings):
         await answer_throws(players, room.pk, {0: "昵称host", 1: "昵称guest1"}, lambda p, k: "5")
         hand, state = await db(hand_snapshot, room.pk)
         ctx = await db(spectators.spectator_context, room.pk, watcher, "zh")
-        html = render_to_string(f"{table.TEMPLATE}#table", ctx) + render_to_string(f"{table.TEMPLATE}#actions", ctx)
-        assert sorted(THROW.findall(html)) == [("0", "1", "10")]
+        html = "".join(render_to_string(f"{table.TEMPLATE}#{name}", ctx) for name in ("status", "table", "actions"))
+        assert sorted(THROW.findall(html)) == [("0", "1", "10")]  # the drawer's list of every stake
+        assert "data-stake" not in html  # a watcher has no stake with anyone
         assert "decide" not in html
         flowers = state.rules.flowers(state)
         assert html.count('class="meld meld-flowers"') == sum(1 for f in flowers if f)

@@ -164,9 +164,9 @@ def test_bad_settle_requests_never_raise(bad):
     assert out["ok"] is False and out["error"]
 
 
-def test_registered():
+def test_registered_and_playable():
     v = variants.get("taizhou_trad")
-    assert v.has_contract and not v.playable and "taizhou_trad" not in variants.playable()
+    assert v.has_contract and v.playable and "taizhou_trad" in variants.playable()
     assert dict(v.title) == {"zh": "传统台州麻将", "en": "Traditional Taizhou"}
     ro = v.room_options
     assert ro.default("dan") == 0 and ro.default("throws") is True

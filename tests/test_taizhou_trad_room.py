@@ -29,17 +29,6 @@ from tests.replay_helpers import command_for, play_hand, users_by_position
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _playable():  # TEMPORARY until taizhou_trad is playable
-    from dataclasses import replace
-
-    from games.engine import variants
-
-    old = variants.get("taizhou_trad")
-    variants.register(replace(old, playable=True), replace=True)
-    yield
-    variants.register(old, replace=True)
-
 NAMES = ("东家老王", "客人1", "客人2", "客人3")
 THROW_BAR = re.compile(r'data-throw="(\d+)-(\d+):(\d+)"')
 
@@ -213,6 +202,7 @@ def test_every_seat_is_asked_about_each_other_seat_before_the_deal(dan_room):
     page = _page(users[1], room)
     assert f"你向对家 {NAMES[3]} 扔几弹？" in page and "扔弹（第 2/3 问）" in page
     assert sorted(THROW_BAR.findall(page)) == [("0", "1", "5"), ("2", "3", "10")]  # public now, on every table
+    assert re.findall(r'data-stake="(\d+)"', page) == ["5"]  # on the head of seat 0: the stake between it and me
     # 对家 round: seat 0 at seat 2; 上家 round: seat 1 throws 2 at seat 0 (now 7 between them)
     for p in range(4):
         hand.refresh_from_db()
@@ -226,7 +216,11 @@ def test_every_seat_is_asked_about_each_other_seat_before_the_deal(dan_room):
                                          {"by": 0, "at": 2, "amount": 20}, {"by": 1, "at": 0, "amount": 2}]
     page = _page(users[3], room)
     assert sorted(THROW_BAR.findall(page)) == [("0", "1", "7"), ("0", "2", "20"), ("2", "3", "10")]
-    assert 'id="decision-prompt"' not in page and "弹</span><b class=\"hand-dan\">5</b>" in page
+    assert 'id="decision-prompt"' not in page and '弹</span> <b class="hand-dan">5</b>' in page
+    heads = re.findall(r'<div class="player-head">(.*?)</div>', page, re.S)  # 上家 (2), 对家 (1), 下家 (0), me (3)
+    assert [re.findall(r'data-stake="(\d+)"', h) for h in heads] == [["10"], [], [], []]
+    heads = re.findall(r'<div class="player-head">(.*?)</div>', _page(users[0], room), re.S)  # 3, 2, 1, me (0)
+    assert [re.findall(r'data-stake="(\d+)"', h) for h in heads] == [[], ["20"], ["7"], []]
 
 
 def test_unanswered_throws_are_none_and_not_a_missed_turn(dan_room):
@@ -265,7 +259,7 @@ def test_without_throws_the_hand_is_dealt_at_once(quiet_room):
     assert state.phase == engine.DISCARD and state.indicator is not None
     page = _page(users[1], room)
     assert 'id="decision-prompt"' not in page and 'id="throws"' not in page
-    assert 'class="hand-dan">0</b>' in page
+    assert "hand-dan" not in page  # 弹 0: nothing to show
 
 
 def test_throws_are_kept_while_the_dealer_keeps_the_deal(dan_room):
@@ -323,7 +317,7 @@ def test_flowers_are_shown_per_seat_on_the_table(dan_room):
                 assert shown and shown.group(1).count(f'data-tile="{face}"') == flowers[p], (me, p)
             else:
                 assert not shown and "badge flowers" not in seat
-        assert f'<span class="k">花</span><b>{"白板" if face == "5z" else "红中"}</b>' in table
+        assert f'<span class="k flower-face">花</span><b class="flower-face">{"白板" if face == "5z" else "红中"}</b>' in table
 
 
 def test_the_shengpai_warning_from_thirty_tiles_left(dan_room):
@@ -343,8 +337,9 @@ def test_the_shengpai_warning_from_thirty_tiles_left(dan_room):
     for p in range(4):
         page = _page(users[p], room)
         alert = page[page.index('id="shengpai-alert"'):]
-        alert = alert[:alert.index("</div></div>") + 12]
-        assert "生牌阶段" in alert and "打出生牌被和要点炮" in alert and f"看生牌（{len(sheng)} 种）" in alert
+        alert = alert[:alert.index('class="small sheng-close"')]
+        assert "生牌阶段" in alert and "小心点炮" in alert and f"看生牌 {len(sheng)}" in alert
+        assert "打出生牌被和要点炮。还没有人打过的牌：" in alert
         # the faces still 生 as pictures (never counted as tiles on the table)
         labels = re.findall(r'<img src="[^"]*/([0-9][mpsz])\.svg"', alert)
         assert labels == [face_name(f) for f in sheng]
@@ -435,7 +430,7 @@ def test_dianpao_is_named_dianpao_never_quanbao(dan_room):
     assert all(t["from"] == culprit for t in result["transfers"])  # T-D8: the 点炮 player pays everything
     page = _page(users[0], room)
     res = page[page.index('id="result"'):]
-    assert f"点炮：{NAMES[culprit]} 在生牌阶段打出生牌被和" in res and "全包" not in res
+    assert f"点炮：{NAMES[culprit]} 在生牌阶段打出生牌被和，他的分算 0，一家替所有闲家付清。" in res and "全包" not in res
     assert re.search(rf'<h3>{NAMES[culprit]} .*?<span class="badge loser dianpao">点炮</span>', res, re.S)
     replay = replays.build(hand.pk)
     assert replay.status == Replay.OK, replay.problem
@@ -511,3 +506,29 @@ def test_english_words_for_the_table(dan_room):
     _deal(room)
     page = _page(users_by_position(room)[0], room, lang="en")
     assert "How much do you throw at" in page and "None" in page
+
+
+def test_hints_and_auto_play_work_at_this_table(dan_room):
+    """提示 on the player's own turn (the discards closest to ready; waits worth a total in 和), and
+    a seat on 托管 played by the bot to the end of the hand through the timeouts."""
+    room = dan_room
+    users = users_by_position(room)
+    room.seats.filter(position=1).update(hints=True)
+    hand = _deal(room)
+    _answer_all(hand, users)
+    hand.refresh_from_db()
+    state = _play_until(hand, users, lambda s: s.phase == engine.DISCARD and s.turn == 1, random.Random(1))
+    page = _page(users[1], room)
+    hints = page[page.index('id="hints"'):]
+    hints = hints[:hints.index("</div>")]
+    assert "建议打" in hints or "听牌" in hints, hints
+    if "听牌" in hints and "·" in hints:
+        assert " 和</small>" in hints or "只能自摸" in hints
+    room.seats.update(auto_play=True)  # everyone on 托管: the bot plays every seat through the timeouts
+    for _ in range(600):
+        hand.refresh_from_db()
+        if hand.status != Hand.PLAYING:
+            break
+        assert services.timeout(hand.pk, hand.version, now=hand.deadline + timedelta(seconds=1)).ok
+    assert hand.status == Hand.ENDED
+    assert replays.build(hand.pk).status == Replay.OK

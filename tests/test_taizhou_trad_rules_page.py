@@ -1,6 +1,6 @@
 """The traditional Taizhou rules page (/rules/taizhou-traditional/): both languages, every section,
-every published ruling (the spec's T-D…, the engine's T-S… and the table's T-S15, T-S16), the
-"coming soon" note with the calculator, and §10's examples opening in the calculator with the spec's
+every published ruling (the spec's T-D…, the engine's T-S… and the table's T-S15..T-S20), the
+opening note (tables open: the lobby, with the calculator), and §10's examples opening in the calculator with the spec's
 results."""
 
 import re
@@ -15,7 +15,7 @@ RULES = "/rules/taizhou-traditional/"
 SPEC = Path("/work/shared/rules/taizhou-traditional.md")  # outside the repository: absent on a clean clone (CI)
 SECTIONS = ("open", "table", "flowers", "stakes", "play", "shengpai", "dianpao", "huangpai", "points", "fan",
             "totals", "pay", "limits", "contract", "spec-decisions", "decisions")
-SITE_DECISIONS = [f"T-S{n}" for n in range(1, 17)]
+SITE_DECISIONS = [f"T-S{n}" for n in range(1, 21)]
 
 
 def _page(client, lang, ui="zh-hans"):
@@ -35,9 +35,9 @@ def test_rules_page_in_chinese(client):
     assert "<title>传统台州麻将规则" in html
     assert "传统台州麻将规则（本站玩法 <code>taizhou_trad</code>）" in html
     opening = _section(html, "zh-open")
-    assert "传统台州麻将的牌桌即将开放；现在可以用算分器" in opening
-    assert 'href="/calculator/?variant=taizhou_trad"' in html.split('id="zh-open"')[1].split("</p>")[0]
-    assert 'href="/lobby/"' not in html.split("</header>")[1]  # not playable yet: no lobby link
+    assert "传统台州麻将牌桌已经开放。" in opening and "即将" not in opening
+    note = html.split('id="zh-open"')[1].split("</p>")[0]
+    assert 'href="/calculator/?variant=taizhou_trad"' in note and 'href="/lobby/"' in note  # tables are open
     assert "本站的裁定" in html and "规则说明中的裁定" in html and "This site's rulings" not in html
     for section in SECTIONS:
         assert f'id="zh-{section}"' in html, section
@@ -50,7 +50,7 @@ def test_rules_page_in_chinese(client):
 def test_rules_page_in_english(client):
     html = _page(client, "en")
     assert "Traditional Taizhou mahjong rules (variant <code>taizhou_trad</code>)" in html
-    assert "Traditional Taizhou tables are coming soon; you can already use the" in html
+    assert "Traditional Taizhou tables are open." in html and "coming soon" not in html
     assert "This site&#x27;s rulings" in html or "This site's rulings" in html
     assert "Decisions of the rules text" in html
     assert "本站的裁定" not in html and "规则说明中的裁定" not in html

@@ -4,9 +4,9 @@ decisions; the site's own rulings where the spec is silent are marked DECISION a
 T-S…). The rules of official Taizhou (taizhou.py: the white stand-in, 全包, its claim order) do
 not apply.
 
-Registered as "taizhou_trad"; the JSON contracts route here (`has_contract`); not yet offered for
-new rooms (`playable = False`: the site half comes later). Room settings: `dan` (弹) and
-`throws` (扔弹 on or off).
+Registered as "taizhou_trad"; the JSON contracts route here (`has_contract`); offered for new
+rooms (`playable`: the table is games/trad_table.py with the room page). Room settings: `dan` (弹)
+and `throws` (扔弹 on or off).
 
 A hand: the deal waits for the 扔弹 questions (`decide_before_deal`: stakes are set before a hand
 is dealt, §2), then dealer 14 / others 13, the next wall tile is turned up (its face X: the other
@@ -747,7 +747,7 @@ class TaizhouTrad(IndicatorWild, Variant):
     wall_reserve: int = 2 * END_STACKS  # 16; a lone tile more when the count is odd (T-S2): `exhausted`
     robbing_kong: bool = True  # §3 (T-D10: only a tile added to a shown pung)
     has_contract: bool = True
-    playable: bool = False  # the site half comes later
+    playable: bool = True  # the table: games/trad_table.py, templates/games/_throw_prompt.html, _trad_bar.html
     decide_before_deal: bool = True  # §2: 扔弹 is set before a hand is dealt
     room_options: RoomOptions = field(default_factory=lambda: RoomOptions(settings=(
         Setting("dan", DAN_CHOICES, 0),  # DECISION (T-S11)
