@@ -54,6 +54,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
@@ -82,7 +83,20 @@ class BadMessage(Exception):
     """A message this socket cannot use; the text is for the player."""
 
 
-class RoomConsumer(AsyncJsonWebsocketConsumer):
+class DirectDispatch:
+    """Consumers whose every database call goes through database_sync_to_async (which closes
+    stale connections in its own thread): skip channels' aclose_old_connections before each
+    message, a hop to the one thread that runs every move of this process — four per move
+    (room.updated to each seat) queued behind the moves themselves."""
+
+    async def dispatch(self, message):
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
     async def connect(self):
         self.joined = False
         self.present = False
