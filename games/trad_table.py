@@ -11,9 +11,10 @@ yet public. A throw is public once every seat has answered its question (the eng
 it then); until then nobody's answer is shown to anyone.
 
 games/table.py calls `table_context` (through `_variant_context`, for players and watchers),
-`throw_buttons` (the asked seat's choices) and `decorate_result`; games/replay_frames.py calls
-`flower_tiles` and `decorate_result`. Other variants get nothing from here (`is_trad(info)` is
-false for their table_info).
+`seat_extras` (each seat's flowers and its stake with the viewer; games/spectators.py too),
+`throw_buttons` (the asked seat's choices), `decorate_hint` and `decorate_result`;
+games/replay_frames.py calls `flower_tiles`, `frame_context` and `decorate_result`. Other
+variants get nothing from here (`is_trad(info)` is false for their table_info).
 """
 
 from __future__ import annotations
@@ -76,7 +77,10 @@ def seat_extras(view: dict, position: int, me) -> dict:
 
 
 def table_context(view: dict, names: dict, me) -> dict:
-    """{"trad": ..., "throw": ...} for the table of player `me` (None: a watcher), or {}."""
+    """For the table of player `me` (None: a watcher): "trad" (the bar: 弹, streak, flower face, the
+    生牌 stage and its faces), "throw_pairs" (every stake, listed in the ☰ drawer) and, while a
+    扔弹 question is open, "throw" (the prompt: which question, and for an asked seat whom it
+    throws at and the stake already between them); {} for other variants."""
     info = view.get("info") or {}
     if not is_trad(info):
         return {}
@@ -117,8 +121,8 @@ def throw_buttons(ctx: dict, buttons: list) -> list:
 
 def decorate_result(result: dict, info, lang: str | None = None) -> dict:
     """A result screen's context (table or replay) with traditional Taizhou's parts: each row's
-    flowers and raw total (和 × 2^番 before rounding up to ten), the 弹 and streak of the hand.
-    Every variant gets `liable_code` (the engine's liable_reason) for the words of 点炮 / 全包."""
+    flowers and raw total (和 × 2^番 before rounding up to ten), the 弹 and streak of the hand
+    (`result.trad` also tells the templates to say 和/番, 劣子, 放冲 and 黄牌)."""
     if not is_trad(info):
         return result
     result["trad"] = {"dan": info.get("dan") or 0, "streak": info.get("streak") or 1}
