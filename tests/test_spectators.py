@@ -8,7 +8,7 @@
 - The delay: after every move of a whole hand, the spectator's page (assembled from its socket
   messages as htmx swaps them, and fetched over HTTP) shows exactly seat_view(state, None) of the
   state `delay` moves back — the same tiles, the same wall count, the same version on the clock.
-- The leak test: over whole seeded hands (Taizhou, Wenzhou, Zhuji) no message the spectator gets
+- The leak test: over whole seeded hands (Taizhou, Wenzhou, Zhuji, traditional Taizhou) no message the spectator gets
   and no page it is shown holds a tile outside what lies face up at its version, with the version
   never later than the live one minus the delay; the result screen opens every hand.
 - The watcher count (distinct users, on the players' table and the spectator's), and the same-IP
@@ -244,14 +244,14 @@ def check_page(html, state, version):
 
 
 # (variant, players, delay, seed): whole hands, each delay, each variant's questions before the deal
-CASES = [("taizhou", 4, 3, 1), ("wenzhou", 3, 1, 2), ("zhuji", 2, 0, 3), ("taizhou", 2, 3, 4)]
+CASES = [("taizhou", 4, 3, 1), ("wenzhou", 3, 1, 2), ("zhuji", 2, 0, 3), ("taizhou", 2, 3, 4), ("taizhou_trad", 3, 1, 5)]
 
 
 @pytest.mark.parametrize("variant, n, delay, seed", CASES, ids=[f"{v}-{n}p-d{d}" for v, n, d, _s in CASES])
 def test_spectator_sees_the_delayed_table_and_never_a_concealed_tile(settings, monkeypatch, variant, n, delay, seed):
     settings.GAME_SEED_BASE = f"spectate-{variant}-{n}"
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000)
-    own = {"wenzhou": {"odd_base": False}, "zhuji": ZHUJI_SETTINGS.get(n)}.get(variant)
+    own = {"wenzhou": {"odd_base": False}, "zhuji": ZHUJI_SETTINGS.get(n), "taizhou_trad": {"dan": 5}}.get(variant)
     room, users = make_room(players=n, length=4, **({"variant": variant, "settings": own} if own else {}))
     allow(room, delay=delay)
     watcher = make_user("watcher")
