@@ -15,7 +15,8 @@ meets the data of tests that use /0 to /3.
 Creates the tables through the ORM (four users with a profile and the starting beans, a room of
 16 hands, a session per user), then opens one websocket per seat — the session cookie and an
 Origin header, as a browser sends them — spread over the daphne processes (seat i of table k on
-process (4k + i) mod P). Every client parses its own fragments as htmx would swap them (the
+process (4k + i) mod P; with --by-room all four on process k mod P, as nginx's room-hashed
+upstream in deploy/nginx/mahjong.conf places them). Every client parses its own fragments as htmx would swap them (the
 `clock` fragment carries data-room-version / data-hand-version; buttons carry
 `ws-send hx-vals='{...}'`), and each table plays its seeded hands (GAME_SEED_BASE) one move at a
 time: a win when offered, every other claim passed, otherwise the first tile offered in the hand;
@@ -577,7 +578,10 @@ class Table:
                                                       self.args.claim_seconds)
         self.clients = []
         for position in sorted(seats):
-            port = self.ports[(4 * self.number + position) % len(self.ports)]
+            # --by-room: a table's four sockets on one process (nginx hashing /ws/room/<id>/, as
+            # deploy/nginx/mahjong.conf does); else spread seat by seat over the processes
+            slot = self.number if self.args.by_room else 4 * self.number + position
+            port = self.ports[slot % len(self.ports)]
             self.clients.append(Client(self, position, seats[position][1], port))
         await asyncio.gather(*(c.open(self.room_id) for c in self.clients))
 
@@ -721,7 +725,8 @@ def report(args, stack, stats):
     backend = "PostgreSQL" if stack.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     redis = "Redis server" if stack.own_redis is False else "embedded Redis"
     print()
-    print(f"live bench: {args.tables} table(s) x 4 sockets, {args.processes} daphne process(es), {backend} + {redis}, "
+    spread = "a table's sockets on one process" if args.by_room else "sockets spread seat by seat"
+    print(f"live bench: {args.tables} table(s) x 4 sockets, {args.processes} daphne process(es) ({spread}), {backend} + {redis}, "
           f"pace {args.pace:g} s, {args.duration:g} s measured, DEBUG {'on' if args.debug else 'off'}, "
           f"DB_CONN_MAX_AGE={os.environ.get('DB_CONN_MAX_AGE', '(settings default)')}")
     hand = stats.latency.get("hand", [])
@@ -790,6 +795,8 @@ def main(argv=None):
     parser.add_argument("--turn-seconds", type=int, default=15)
     parser.add_argument("--claim-seconds", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--by-room", action="store_true",
+                        help="a table's four sockets on one daphne process (room-hashed proxy); default: seat by seat")
     parser.add_argument("--ping", type=float, default=25.0, help="heartbeat every N s as the page does (0: none)")
     parser.add_argument("--redis-db", type=int, default=8, help="first of the 3 Redis databases on REDIS_URL's server")
     parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run` (default: off, as in production)")
