@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from accounts.cutting import beans_of
 from games import replays, services
+from games.engine import bot
 from games.engine import game as engine
 from games.engine.tiles import face_label, face_name, parse_tile
 from games.engine.variants import taizhou_trad
@@ -80,6 +81,8 @@ def _answer_all(hand, users, value="0"):
 
 
 def _random_policy(rng):
+    """A win when offered, the throws at random, every other move the bot's: hands end in wins
+    (not only 黄牌) whatever walls the room's id deals (ids differ between SQLite and PostgreSQL)."""
     def policy(state, p):
         acts = engine.legal_actions(state, p)
         wins = [a for a in acts if a.kind == "win"]
@@ -87,7 +90,7 @@ def _random_policy(rng):
             return wins[0]
         if state.phase == engine.DECIDE:
             return rng.choice(acts)
-        return rng.choice(acts)
+        return bot.choose(state, p)
     return policy
 
 
