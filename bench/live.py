@@ -73,6 +73,21 @@ def log(message):
 
 # --- the stack -------------------------------------------------------------------------------
 
+def choose_move(page: dict):
+    """(kind, message) of what a seat whose fragments are `page` does now, or None: a win; else
+    pass a claim; else the first tile of the hand; else 取消托管; else 准备."""
+    by_kind = {}
+    for b in ws_values(page.get("hand", "")) + ws_values(page.get("actions", "")):
+        by_kind.setdefault(b.get("action"), b)
+    for kind in ("win", "pass", "discard", "auto_off"):  # discard: the first tile button of the hand
+        if kind in by_kind:
+            return kind, by_kind[kind]
+    ready = by_kind.get("ready")
+    if ready is not None and ready.get("ready", True) is not False:
+        return "ready", ready
+    return None
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -489,32 +504,12 @@ class Client:
                 self.toasts.append(htmllib.unescape(m.group(1)).strip())
         self.table.update(self, now)
 
-    def buttons(self):
-        return ws_values(self.page.get("hand", "")), ws_values(self.page.get("actions", ""))
-
     def phase(self):
         m = re.search(r'phase phase-(\w+)', self.page.get("status", ""))
         return m.group(1) if m else ""
 
     def choose(self):
-        """(kind, message) of what this seat does now, or None: a win; else pass a claim; else the
-        first tile of the hand; else 准备 / 取消托管."""
-        hand, actions = self.buttons()
-        by_kind = {}
-        for b in hand + actions:
-            by_kind.setdefault(b.get("action"), b)
-        if "win" in by_kind:
-            return "win", by_kind["win"]
-        if "pass" in by_kind:
-            return "pass", by_kind["pass"]
-        if "discard" in by_kind:
-            return "discard", by_kind["discard"]  # the first tile button of the hand
-        if "auto_off" in by_kind:
-            return "auto_off", by_kind["auto_off"]
-        ready = by_kind.get("ready")
-        if ready is not None and ready.get("ready", True) is not False:
-            return "ready", ready
-        return None
+        return choose_move(self.page)
 
     async def send(self, message):
         await self.ws.send(json.dumps(message, ensure_ascii=False))

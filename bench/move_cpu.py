@@ -187,18 +187,9 @@ class Seat:
         return len((clock + "".join(changed)).encode())
 
     def choose(self):
-        from live import ws_values
+        from live import choose_move
 
-        by_kind = {}
-        for b in ws_values(self.page.get("hand", "")) + ws_values(self.page.get("actions", "")):
-            by_kind.setdefault(b.get("action"), b)
-        for kind in ("win", "pass", "discard", "auto_off"):
-            if kind in by_kind:
-                return kind, by_kind[kind]
-        ready = by_kind.get("ready")
-        if ready is not None and ready.get("ready", True) is not False:
-            return "ready", ready
-        return None
+        return choose_move(self.page)
 
 
 def render_all(room_id, seats, version=None, lang="zh", hand_move=None):
