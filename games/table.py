@@ -45,12 +45,15 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
+from django.utils.safestring import mark_safe
 
 from games import hand_result, presence, services, trad_table
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import fixed_url, rules_url, unit_label
 from games.engine import events as engine_events
 from games.engine.view import public_players, seat_view
+from games.hot_queries import Prepared
+from games.templatetags.table_tiles import tile, tile_button
 from games.models import Game, Hand, HandEvent, Room
 
 WAITING, PLAYING, RESULT, FINISHED, DISSOLVED = "waiting", "playing", "result", "finished", "dissolved"
@@ -163,9 +166,14 @@ def _vals(**values) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
+_RECENT_ROWS = Prepared(lambda hand_id: HandEvent.objects.filter(hand_id=hand_id).order_by("-seq")
+                        .only("action", "events", "auto", "seq")[:12])
+_HAND = Prepared(lambda pk: Hand.objects.filter(pk=pk))
+
+
 def _recent_moves(hand: Hand) -> tuple:
     """(action, events, auto, seq) of the hand's last 12 log rows, newest first."""
-    rows = HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto", "seq")[:12]
+    rows = _RECENT_ROWS.all(hand.pk)
     return tuple((row.action, row.events, row.auto, row.seq) for row in rows)
 
 
@@ -420,7 +428,7 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     each of those changes bumps the version on its own and is announced without `hand_move`).
     Reads the hand row and its latest log rows; None (read everything) if the hand is no longer
     in play."""
-    hand = Hand.objects.filter(pk=prev.hand.pk).first()
+    hand = _HAND.first(prev.hand.pk)
     if hand is None or hand.status != Hand.PLAYING:
         return None
     room = copy.copy(prev.room)

@@ -13,7 +13,8 @@ import threading
 from django.db import transaction
 
 from games.engine import game as engine
-from games.models import Game, Hand, Room
+from games.hot_queries import Prepared
+from games.models import Game, Hand, HandEvent, Room
 
 _cache: dict = {}  # hand id -> (version, state)
 
@@ -37,8 +38,12 @@ def hand_state(hand: Hand):
     return state
 
 
+_NEWER_EVENTS = Prepared(lambda hand_id, after, upto: HandEvent.objects.filter(
+    hand_id=hand_id, seq__gt=after, seq__lte=upto).order_by("seq"))
+
+
 def catch_up(hand: Hand, version: int, state):
-    rows = list(hand.events.filter(seq__gt=version, seq__lte=hand.version).order_by("seq"))
+    rows = _NEWER_EVENTS.all(hand.pk, version, hand.version)
     if [e.seq for e in rows] != list(range(version + 1, hand.version + 1)):
         return None
     for e in rows:
@@ -86,8 +91,18 @@ def current_hand(room: Room):
     return game.hands.order_by("-number").first()
 
 
+# The move's reads, compiled once (games/hot_queries.py)
+_LOCKED_ROOM = Prepared(lambda pk: Room.objects.select_for_update(of=("self",)).filter(pk=pk))
+_LOCKED_CURRENT_HAND = Prepared(lambda room_id: (
+    Hand.objects.select_for_update(of=("self",)).select_related("game")
+    .filter(game__room_id=room_id, status=Hand.PLAYING).order_by("-number")[:1]))
+
+
 def locked_room(room_id) -> Room:
-    return Room.objects.select_for_update(of=("self",)).get(pk=room_id)
+    room = _LOCKED_ROOM.first(int(room_id))
+    if room is None:
+        raise Room.DoesNotExist("Room matching query does not exist.")
+    return room
 
 
 def lock_room_and_hand(room_id: int, hand_id: int):
@@ -104,8 +119,7 @@ def lock_room_and_hand(room_id: int, hand_id: int):
 def lock_room_and_current_hand(room_id: int):
     """The room row locked, then its hand in play (locked), or (room, None) when none is."""
     room = locked_room(room_id)
-    hand = (Hand.objects.select_for_update(of=("self",)).select_related("game")
-            .filter(game__room_id=room_id, status=Hand.PLAYING).order_by("-number").first())
+    hand = _LOCKED_CURRENT_HAND.first(int(room_id))
     if hand is not None:
         hand.game.room = room
     return room, hand

@@ -8,13 +8,15 @@ import logging
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.engine import game as engine
 from games import refusals
 from games.engine import events
-from games.models import Hand, HandEvent, Room
+from games.hot_queries import Prepared
+from games.models import Hand, HandEvent, Room, Seat
 
 from . import bots, finish, handstate, notify, safety, schedule
 from .errors import Outcome, ServiceError
@@ -101,11 +103,16 @@ def _play_locked(room: Room, hand: Hand, user, command: dict, version) -> Outcom
     return Outcome(True, version=hand.version)
 
 
-def room_seats(room: Room) -> list:
-    """The room's seats, each with its player's frozen flag as `frozen_user` (one statement)."""
-    from django.db.models import F
+_SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).annotate(frozen_user=F("user__profile__frozen")))
 
-    return list(room.seats.annotate(frozen_user=F("user__profile__frozen")))
+
+def room_seats(room: Room) -> list:
+    """The room's seats, each with its player's frozen flag as `frozen_user` (one statement,
+    compiled once: games/hot_queries.py)."""
+    seats = _SEATS.all(room.pk)
+    for seat in seats:
+        seat.room = room  # as room.seats gives them: no query for seat.room
+    return seats
 
 
 def auto_seats(room: Room, seats: list | None = None) -> dict:

@@ -1,0 +1,137 @@
+"""The move's reads compiled once (games/hot_queries.py) give exactly what the ORM gives: the same
+rows in the same order, every column, the select_related game, the annotation; keys in the right
+places; the row locks only inside a transaction; a compile per thread. On SQLite here and on
+PostgreSQL in CI's second pass."""
+
+import random
+import threading
+
+import pytest
+from django.db import connection, connections, transaction
+from django.db.models import F
+from django.test.utils import CaptureQueriesContext
+
+from games import services, table
+from games.engine import game as engine
+from games.hot_queries import Prepared
+from games.models import Hand, HandEvent, Room, Seat
+from games.services import handstate, moves
+
+from replay_helpers import choose, command_for, users_by_position
+from room_helpers import make_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def columns(obj):
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+def loaded(obj):
+    """The columns an instance holds (a deferred one is not read)."""
+    deferred = obj.get_deferred_fields()
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields if f.attname not in deferred}
+
+
+@pytest.fixture
+def playing():
+    """A four-seat room some moves into its first hand: (room, hand, users)."""
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    hand = Hand.objects.get(game__room=room, number=1)
+    rng = random.Random(2)
+    for _ in range(9):
+        hand.refresh_from_db()
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        out = services.handle(room.pk, users[p], {**command_for(choose(state, p, rng)), "v": hand.version, "h": hand.pk})
+        assert out.ok, out
+    hand.refresh_from_db()
+    assert hand.status == Hand.PLAYING and hand.version >= 9
+    return room, hand, users
+
+
+def test_the_locked_room_and_hand_are_the_orms(playing):
+    room, hand, _users = playing
+    with transaction.atomic():
+        got_room, got_hand = handstate.lock_room_and_current_hand(room.pk)
+        orm_room = Room.objects.select_for_update(of=("self",)).get(pk=room.pk)
+        orm_hand = (Hand.objects.select_for_update(of=("self",)).select_related("game")
+                    .filter(game__room_id=room.pk, status=Hand.PLAYING).order_by("-number").first())
+    assert type(got_room) is Room and columns(got_room) == columns(orm_room)
+    assert got_hand.pk == orm_hand.pk and columns(got_hand) == columns(orm_hand)
+    assert columns(got_hand.game) == columns(orm_hand.game)  # select_related: no query for it
+    assert got_hand.game.room is got_room
+    assert not got_room._state.adding and got_room._state.db == "default"  # saves as an UPDATE
+
+
+def test_a_room_with_no_hand_in_play_and_a_missing_room(playing):
+    room, hand, _users = playing
+    Hand.objects.filter(pk=hand.pk).update(status=Hand.ENDED)
+    with transaction.atomic():
+        assert handstate.lock_room_and_current_hand(room.pk)[1] is None
+        with pytest.raises(Room.DoesNotExist):
+            handstate.locked_room(room.pk + 10_000)
+
+
+def test_the_seats_with_their_frozen_flag_are_the_orms(playing):
+    room, _hand, users = playing
+    profile = users[2].profile
+    profile.frozen = True
+    profile.save(update_fields=["frozen"])
+    with CaptureQueriesContext(connection) as queries:
+        got = moves.room_seats(room)
+        [s.room for s in got]  # the room is set on each seat: no query
+    assert len(queries) == 1
+    orm = list(room.seats.annotate(frozen_user=F("user__profile__frozen")))
+    assert [columns(s) for s in got] == [columns(s) for s in orm]
+    assert [s.frozen_user for s in got] == [s.frozen_user for s in orm] == [False, False, True, False]
+    assert all(s.room is room for s in got)
+
+
+def test_the_snapshot_reads_are_the_orms(playing):
+    _room, hand, _users = playing
+    assert columns(table._HAND.first(hand.pk)) == columns(Hand.objects.get(pk=hand.pk))
+    assert table._HAND.first(hand.pk + 10_000) is None
+    orm = list(HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto", "seq")[:12])
+    got = table._RECENT_ROWS.all(hand.pk)
+    assert [loaded(e) for e in got] == [loaded(e) for e in orm] and len(got) == 9
+    newer = handstate._NEWER_EVENTS.all(hand.pk, 3, 7)
+    assert [columns(e) for e in newer] == [columns(e) for e in HandEvent.objects.filter(
+        hand=hand, seq__gt=3, seq__lte=7).order_by("seq")]
+    assert [e.seq for e in newer] == [4, 5, 6, 7]
+
+
+def test_a_lock_outside_a_transaction_is_refused():
+    prepared = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk))
+    if not connection.features.has_select_for_update:
+        pytest.skip("this database has no row locks (SQLite)")
+    with pytest.raises(RuntimeError):
+        prepared.first(1)
+
+
+def test_a_key_must_have_one_place():
+    prepared = Prepared(lambda pk: Room.objects.filter(pk=pk) | Room.objects.filter(host_id=pk))
+    with pytest.raises(ValueError):
+        prepared.all(1)
+
+
+def test_each_thread_compiles_its_own(playing):
+    room, _hand, _users = playing
+    prepared = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id))
+    assert [s.position for s in prepared.all(room.pk)] == [0, 1, 2, 3]
+    seen = []
+
+    def other():
+        try:
+            seen.append([s.position for s in prepared.all(room.pk)])
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert seen == [[0, 1, 2, 3]]
+    assert prepared._local.compiled["compiler"].connection is connections["default"]  # this thread's
