@@ -584,6 +584,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "discarder": names.get(view["turn"], "") if view["phase"] == "claim" else "",
             "last_move": _last_move(snap.moves, names, lang),
         })
+        ctx["hand_row_html"], ctx["drawn_html"] = _hand_row(ctx)
     if phase == RESULT and hand is not None and hand.deadline is not None:
         ctx["next_deadline"] = epoch_ms(hand.deadline)  # the ready countdown (services.next_hand_delay)
     if view is not None and phase in (RESULT, FINISHED) and view.get("result"):
@@ -597,6 +598,26 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         if phase == FINISHED:
             ctx["rematch"] = _rematch_context(room, mine)
     return ctx
+
+
+def _hand_row(ctx: dict) -> tuple:
+    """(the hand's tiles, the drawn tile) as HTML: buttons that discard when it is my turn (the
+    hint's best marked), dimmed where the variant forbids the discard. Built here rather than in
+    the template: the hand of the seat to play is new at every version (its buttons carry it)."""
+    can_discard, hand = ctx["can_discard"], ctx["hand"]
+    best = (ctx.get("hint") or {}).get("best") or ()
+
+    def one(t, extra):
+        if can_discard and not t.get("locked"):
+            classes = f"{extra} hint-best".strip() if t["code"] in best else extra
+            return tile_button(t, classes, action="discard", v=hand.version, h=hand.pk)
+        if t.get("locked"):
+            return tile(t, f"{extra} locked".strip())
+        return tile(t, extra)
+
+    drawn = ctx["drawn_tile"]
+    return (mark_safe("".join(one(t, "") for t in ctx["hand_tiles"])),
+            one(drawn, "drawn") if drawn else "")
 
 
 def _variant_context(view: dict, names: dict, me: int) -> dict:
@@ -856,8 +877,8 @@ FRAGMENT_CONTEXT = {
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
-    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "drawn_tile", "locked_tiles", "hand_half",
-                               "hint", "unit"),
+    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "hand_row_html", "drawn_html", "locked_tiles",
+                               "hand_half", "hint", "unit"),
                        "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",
@@ -868,11 +889,30 @@ FRAGMENT_CONTEXT = {
 }
 
 
+# The table (rendered for every seat at every version: it differs by seat) is put together from
+# its top and centre bars, each rendered from the few values it reads and kept like a fragment
+# (most versions change neither the top bar nor, for the seats not to act, the centre bar), and
+# the players' areas (their heads and tiles kept the same way, HEAD_KEYS).
+_BAR_VIEW = ("indicator", "wild", "wilds", "wall_count", "last_discard")
+TABLE_PARTS = {
+    "top_html": ("table-top", lambda c: _pick(c, "spectator", "watchers", "safety_count", "hand_number", "rounds",
+                                              "length_n", "info", "trad")),
+    "bar_html": ("table-bar", lambda c: {
+        **_pick(c, "info", "trad", "my_turn", "deciding", "decision", "claiming", "claim_prompt", "turn_name",
+                "deadline", "robbing", "discarder", "last_move"),
+        "buttons": bool(c.get("buttons")), "view": _pick(c["view"], *_BAR_VIEW)}),
+}
+
+
 def render_fragment(name: str, ctx: dict) -> str:
     """One fragment (partial `name` of room.html) of this seat's context, for an out-of-band swap."""
     reduce = FRAGMENT_CONTEXT.get(name)
     small = reduce(ctx) if reduce is not None else None
     if small is None:
+        if name == "table" and ctx.get("phase") == PLAYING and ctx.get("view") is not None:
+            parts = {key: render_memo(f"{TEMPLATE}#{partial}", small_ctx(ctx))
+                     for key, (partial, small_ctx) in TABLE_PARTS.items()}
+            return render_to_string(f"{TEMPLATE}#{name}", {**ctx, **parts, "oob": True})
         return render_to_string(f"{TEMPLATE}#{name}", {**ctx, "oob": True})
     return render_memo(f"{TEMPLATE}#{name}", {**small, "oob": True})
 

@@ -18,7 +18,8 @@ import json
 from django import template
 from django.core.signals import setting_changed
 from django.templatetags.static import static
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -89,14 +90,23 @@ def tile_picture(t):
 
 @register.simple_tag
 def tile_button(t, extra="", **values):
+    """The hand's tile buttons are re-rendered with the hand's version on every move: the button
+    around the values is made once per face, classes and language (like `tile`); only the
+    values (escaped JSON) are filled in."""
     label = t.get("label", t["code"])
-    vals = {**values, "tile": t["code"]}
-    title = f"{label} · {_('财神')}" if t.get("wild") else label
-    return format_html(
-        '<button type="button" class="{}" data-tile="{}" ws-send hx-vals="{}" title="{}" aria-label="{}">'
-        '<img src="{}" alt="" width="48" height="64"></button>',
-        _classes(t, extra), t["code"], json.dumps(vals, ensure_ascii=False, separators=(",", ":")), title,
-        _("打出 %(tile)s") % {"tile": title}, _src(t["code"]))
+    key = ("button", t["code"], label, bool(t.get("wild")), str(extra), get_language())
+    made = _made.get(key)
+    if made is None:
+        if len(_made) > 20000:
+            _made.clear()
+        title = f"{label} · {_('财神')}" if t.get("wild") else label
+        made = _made[key] = (
+            format_html('<button type="button" class="{}" data-tile="{}" ws-send hx-vals="',
+                        _classes(t, extra), t["code"]),
+            format_html('" title="{}" aria-label="{}"><img src="{}" alt="" width="48" height="64"></button>',
+                        title, _("打出 %(tile)s") % {"tile": title}, _src(t["code"])))
+    vals = json.dumps({**values, "tile": t["code"]}, ensure_ascii=False, separators=(",", ":"))
+    return mark_safe(made[0] + conditional_escape(vals) + made[1])
 
 
 @register.filter
