@@ -18,7 +18,7 @@ What this class adds to channels_redis (whose create_pool always makes a plain C
     with a short jittered back-off instead of failing the socket.
 """
 
-from channels_redis import core
+from channels_redis import core, pubsub
 from django.core.exceptions import ImproperlyConfigured
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -48,3 +48,52 @@ class RedisChannelLayer(core.RedisChannelLayer):
         if retries:
             host["retry"] = Retry(ExponentialWithJitterBackoff(cap=1.0, base=0.05), retries)
         return aioredis.BlockingConnectionPool.from_url(address, timeout=pool_timeout, **host)
+
+
+class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
+    """channels_redis's pub/sub layer (CHANNEL_LAYER=redis, the default): a room update is ONE
+    Redis PUBLISH to the room's group channel, heard once by each daphne process subscribed to it
+    and handed to that process's sockets of the room in memory. The list layer above
+    (CHANNEL_LAYER=redis-list) runs a Lua script per group send that writes every socket's own
+    queue, then one blocking BZPOPMIN per socket per update: four round trips and most of the
+    Redis CPU of a move at a four-seat table (issue 17).
+
+    What it gives up: a message published while a process is cut off from Redis is lost (the list
+    layer keeps it for a minute). The room's sockets notice nothing until the next update, which
+    renders the whole current view anyway (a version, not a diff, is broadcast), and a page that
+    reconnects is sent its full view. Subscriptions are re-made by redis-py when its connection
+    comes back.
+
+    What it adds to channels_redis: the same host options as the list layer (socket timeouts,
+    keepalive, health checks, retries; options only the list layer's pool knows are dropped), and a
+    group_add that fails when Redis cannot be reached — channels_redis subscribes a process to a
+    group once, so a second socket of the room would otherwise join a dead subscription and be
+    accepted deaf (the room socket is refused instead; the page backs off and retries)."""
+
+    def __init__(self, hosts=None, **kwargs):
+        super().__init__(hosts=[_pubsub_host(h) for h in (hosts or [{"address": "redis://localhost:6379"}])], **kwargs)
+
+    async def group_add(self, group, channel):
+        layer = self._get_layer()
+        await layer.group_add(group, channel)
+        shard = layer._get_shard(layer._get_group_channel_name(group))
+        try:
+            async with shard._lock:
+                shard._ensure_redis()
+                await shard._redis.ping()
+        except BaseException:
+            await layer.group_discard(group, channel)
+            raise
+
+
+def _pubsub_host(host):
+    """A host of CHANNEL_LAYERS for channels_redis's pub/sub pool (a plain ConnectionPool)."""
+    if isinstance(host, str):
+        return {"address": host}
+    host = dict(host)
+    host.pop("pool_timeout", None)  # the list layer's BlockingConnectionPool only
+    host.pop("max_connections", None)  # publishes are one at a time per process (shard lock)
+    retries = host.pop("retries", 2)
+    if retries and "address" in host:
+        host["retry"] = Retry(ExponentialWithJitterBackoff(cap=1.0, base=0.05), retries)
+    return host

@@ -145,27 +145,32 @@ CHANNEL_LAYER = env_str("CHANNEL_LAYER", "redis").lower()
 
 
 def channel_layers_for(kind, redis_url):
-    """CHANNEL_LAYERS for CHANNEL_LAYER=redis (default) or memory (tests, single process).
+    """CHANNEL_LAYERS for CHANNEL_LAYER=redis (default), redis-list, or memory (tests, one process).
 
-    The Redis timeouts matter (issue 9): channels_redis receives with a blocking BZPOPMIN that
+    redis: channels_redis's pub/sub layer (mahjong_site/redis_layer.py RedisPubSubChannelLayer):
+    a room update is one PUBLISH, heard once per daphne process (issue 17: the list layer's group
+    send and per-socket blocking receives were most of a move's Redis work).
+    redis-list: channels_redis's list layer, which keeps a message for a minute for a process cut
+    off from Redis. Its timeouts matter (issue 9): it receives with a blocking BZPOPMIN that
     returns empty after 5 s, and redis-py's default socket read timeout is also 5 s. The two raced
     and the client usually lost: redis.exceptions.TimeoutError escaped channel_layer.receive()
-    and daphne closed every idle websocket with 1011 within seconds. So the socket timeout is
-    three times the BZPOPMIN timeout (still finite: a dead Redis is noticed), pooled connections
-    idle for 30 s are PINGed before use (a Redis restart or a NAT that dropped them is found and
-    reconnected, with `retries`), and bursts wait up to `pool_timeout` s for one of
-    `max_connections` per process instead of raising "Too many connections"
-    (mahjong_site/redis_layer.py).
+    and daphne closed every idle websocket with 1011. So the socket timeout is three times the
+    BZPOPMIN timeout (still finite: a dead Redis is noticed).
+    Both: pooled connections idle for 30 s are PINGed before use (a Redis restart or a NAT that
+    dropped them is found and reconnected, with `retries`); the list layer's bursts wait up to
+    `pool_timeout` s for one of `max_connections` per process instead of raising "Too many
+    connections".
     """
     if kind == "memory":
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    if kind == "redis":
+    if kind in ("redis", "redis-list"):
+        backend = "RedisChannelLayer" if kind == "redis-list" else "RedisPubSubChannelLayer"
         return {
             "default": {
-                "BACKEND": "mahjong_site.redis_layer.RedisChannelLayer",
+                "BACKEND": f"mahjong_site.redis_layer.{backend}",
                 "CONFIG": {"hosts": [{
                     "address": redis_url,
-                    "socket_timeout": env_int("REDIS_SOCKET_TIMEOUT", 15),  # > BZPOPMIN's 5 s
+                    "socket_timeout": env_int("REDIS_SOCKET_TIMEOUT", 15),  # > the list layer's 5 s BZPOPMIN
                     "socket_connect_timeout": 5,
                     "socket_keepalive": True,
                     "health_check_interval": 30,
@@ -175,7 +180,7 @@ def channel_layers_for(kind, redis_url):
                 }]},
             }
         }
-    raise ImproperlyConfigured(f"CHANNEL_LAYER={kind!r}: use 'redis' or 'memory'")
+    raise ImproperlyConfigured(f"CHANNEL_LAYER={kind!r}: use 'redis', 'redis-list' or 'memory'")
 
 
 CHANNEL_LAYERS = channel_layers_for(CHANNEL_LAYER, REDIS_URL)

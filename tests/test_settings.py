@@ -79,7 +79,7 @@ def test_development_defaults(tmp_path):
     assert got["SESSION_COOKIE_SECURE"] is False
     assert got["DB_ENGINE"] == "django.db.backends.sqlite3"
     assert got["DB_NAME"] == str(tmp_path / "db.sqlite3")
-    assert got["CHANNEL_BACKEND"] == "mahjong_site.redis_layer.RedisChannelLayer"
+    assert got["CHANNEL_BACKEND"] == "mahjong_site.redis_layer.RedisPubSubChannelLayer"
     (host,) = got["CHANNEL_CONFIG"]["hosts"]
     assert host["address"] == "redis://127.0.0.1:6390/0"
     assert host["socket_timeout"] > 5  # above channels_redis's 5 s BZPOPMIN (tests/test_idle_sockets.py)
@@ -93,8 +93,8 @@ def test_development_defaults(tmp_path):
     assert any(entry["task"] == "games.tasks.sweep_overdue" for entry in got["BEAT"].values())
 
 
-def test_the_redis_channel_layer_outwaits_its_blocking_receive():
-    """channels_redis blocks 5 s in BZPOPMIN; a socket timeout at or near that closes idle sockets
+def test_the_redis_list_channel_layer_outwaits_its_blocking_receive():
+    """CHANNEL_LAYER=redis-list: channels_redis blocks 5 s in BZPOPMIN; a socket timeout at or near that closes idle sockets
     (tests/test_idle_sockets.py). The site's layer refuses such a config and pools connections
     in a BlockingConnectionPool (a burst waits for a connection instead of failing)."""
     from redis.asyncio import BlockingConnectionPool
@@ -105,7 +105,7 @@ def test_the_redis_channel_layer_outwaits_its_blocking_receive():
     for host in ({"address": "redis://127.0.0.1:1/0"}, {"address": "redis://127.0.0.1:1/0", "socket_timeout": 5}):
         with pytest.raises(ImproperlyConfigured, match="socket_timeout"):
             RedisChannelLayer(hosts=[host])
-    config = channel_layers_for("redis", "redis://127.0.0.1:1/4")["default"]
+    config = channel_layers_for("redis-list", "redis://127.0.0.1:1/4")["default"]
     assert config["BACKEND"] == "mahjong_site.redis_layer.RedisChannelLayer"
     layer = RedisChannelLayer(**config["CONFIG"])
     pool = layer.create_pool(0)  # no connection is made until a command runs
