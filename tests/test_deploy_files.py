@@ -47,7 +47,7 @@ def test_the_systemd_units_load(tmp_path):
 
 def test_the_units_and_the_procfile_run_the_same_processes():
     units = {unit: (DEPLOY / "systemd" / unit).read_text() for unit in UNITS}
-    assert "--port %i" in units["mahjong-daphne@.service"]
+    assert "-e tcp:port=%i:interface=${DAPHNE_BIND}:backlog=1024" in units["mahjong-daphne@.service"]
     assert "mahjong_site.asgi:application" in units["mahjong-daphne@.service"]
     assert " worker " in units["mahjong-worker.service"] and " beat " in units["mahjong-beat.service"]
     for unit, text in units.items():
@@ -62,7 +62,7 @@ def test_the_units_and_the_procfile_run_the_same_processes():
             procfile[m.group(1)] = m.group(2)
     assert set(procfile) == {"web", "worker", "beat"}
     assert all(cmd.startswith("exec ") for cmd in procfile.values())  # signals reach the process itself
-    assert "--port $PORT" in procfile["web"] and "mahjong_site.asgi:application" in procfile["web"]
+    assert "tcp:port=$PORT:interface=${DAPHNE_BIND:-127.0.0.1}:backlog=1024" in procfile["web"] and "mahjong_site.asgi:application" in procfile["web"]
 
 
 def test_the_example_env_file_is_ready_for_the_proxy():
