@@ -73,6 +73,9 @@ class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
     def __init__(self, hosts=None, **kwargs):
         super().__init__(hosts=[_pubsub_host(h) for h in (hosts or [{"address": "redis://localhost:6379"}])], **kwargs)
 
+    async def group_discard(self, group, channel):  # as a method (channels_redis proxies it by name)
+        await self._get_layer().group_discard(group, channel)
+
     async def group_add(self, group, channel):
         layer = self._get_layer()
         await layer.group_add(group, channel)
