@@ -547,8 +547,13 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             # rendered once for every seat that sees them alike (the owner of a concealed kong
             # sees its faces: other melds, other key)
             p["head_html"] = render_memo(f"{TEMPLATE}#player-head", {"p": {k: p[k] for k in HEAD_KEYS}})
-            p["tiles_html"] = render_memo(f"{TEMPLATE}#player-tiles",
-                                          {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}})
+            # a player's melds, flowers and river: the same for every other seat at this version
+            # (view.public_players), so kept on the snapshot without keying on the tiles
+            tiles_key = ("tiles", lang, s["position"], s["position"] == me)
+            p["tiles_html"] = snap.shared.get(tiles_key)
+            if p["tiles_html"] is None:
+                p["tiles_html"] = snap.shared.setdefault(tiles_key, render_memo(
+                    f"{TEMPLATE}#player-tiles", {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}}))
             players.append(p)
         own = view["players"][me]
         can_discard, buttons = _hand_actions(view, hand, lang)
