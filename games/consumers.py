@@ -46,6 +46,7 @@ TRUSTED_PROXY_HOPS trusted proxies) is recorded for the same-IP warning (service
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -238,7 +239,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         # process shares: a room's four renders (and other rooms') don't queue behind each other
         # or behind a move; games.table shares what they read alike (one snapshot per version;
         # `version`, announced after a commit, lets it skip asking the database for the latest).
-        out = await _seat_fragments(self.room_id, self.user, self.lang, self.base_url, version, hand_move)
+        out = await ROOM_RENDERS.view(self, version, hand_move)
         if out is None:  # no seat any more (left, removed) or the room is gone
             await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))
             self.present = False  # the seat is gone, and its presence rows with it
@@ -263,7 +264,72 @@ def _render_seat(room_id, user, lang, base_url, version=None, hand_move=None):
     return table.seat_fragments(room_id, user, lang, base_url, version, hand_move)
 
 
-_seat_fragments = database_sync_to_async(_render_seat, thread_sensitive=False)
+class RoomRenders:
+    """The seats of a room that this process serves, rendered in ONE thread hop per update.
+
+    A room update reaches the room's sockets of this process within a turn or two of the event
+    loop; the first to ask schedules the batch two turns on, and those asking meanwhile join it.
+    One pool thread then renders the seats one after another and hands each its fragments as
+    soon as they are ready: instead of a hop per socket (asgiref's thread hand-over, both ways)
+    and four CPU-bound renders preempting each other and the event loop for the GIL. Rooms still
+    render side by side on the pool's threads. A socket asking while its room's batch runs gets
+    the next one."""
+
+    def __init__(self):
+        # (event loop, room id) -> [(user, lang, base_url, version, hand_move, future)]; the loop
+        # in the key: a test's loop may close with a batch scheduled, and room ids come back
+        self._waiting: dict = {}
+
+    async def view(self, consumer, version=None, hand_move=None):
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        key = (loop, consumer.room_id)
+        batch = self._waiting.get(key)
+        if batch is None:
+            batch = self._waiting[key] = []
+            # two turns later: the mover's own socket hears the update once its message is done
+            loop.call_soon(loop.call_soon, self._start, loop, consumer.room_id)
+        batch.append((consumer.user, consumer.lang, consumer.base_url, version, hand_move, future))
+        return await future
+
+    def _start(self, loop, room_id):
+        batch = self._waiting.pop((loop, room_id), None)
+        if batch:
+            loop.create_task(self._run(loop, room_id, batch))
+
+    async def _run(self, loop, room_id, batch):
+        def deliver(future, out, error):
+            if future.done():  # the socket closed meanwhile
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(out)
+
+        def each(seat, out, error):
+            loop.call_soon_threadsafe(deliver, seat[-1], out, error)
+
+        try:
+            await database_sync_to_async(_render_batch, thread_sensitive=False)(room_id, batch, each)
+        except Exception as e:  # the hop itself failed: every seat still waiting hears it
+            for seat in batch:
+                if not seat[-1].done():
+                    seat[-1].set_exception(e)
+
+
+def _render_batch(room_id, batch, each):
+    """In a pool thread: every seat of the batch, in turn; each(seat, out, error) as it is done."""
+    for seat in batch:
+        user, lang, base_url, version, hand_move, _future = seat
+        try:
+            out = _render_seat(room_id, user, lang, base_url, version, hand_move)
+        except Exception as e:
+            each(seat, None, e)
+        else:
+            each(seat, out, None)
+
+
+ROOM_RENDERS = RoomRenders()
 
 
 def _phrase_bubble(event, lang):

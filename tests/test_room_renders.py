@@ -1,0 +1,114 @@
+"""A room update is rendered for the room's sockets of a process in one thread hop
+(games/consumers.py RoomRenders): every seat gets its own fragments, a failing seat fails alone,
+a socket that closed meanwhile does not stop the others."""
+
+import asyncio
+import random
+
+import pytest
+
+from games import consumers, table
+from games.models import Room
+
+from room_helpers import choose, connect, db, make_room, press, run, start, sync_all
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def batches(monkeypatch):
+    """The batches rendered: [[position of each seat, in the order rendered]]."""
+    seen = []
+    real = consumers._render_batch
+
+    def record(room_id, batch, each):
+        seen.append([b[0].pk for b in batch])
+        return real(room_id, batch, each)
+
+    monkeypatch.setattr(consumers, "_render_batch", record)
+    return seen
+
+
+def test_a_move_is_rendered_for_the_rooms_four_sockets_in_one_batch(settings, batches):
+    settings.GAME_SEED_BASE = "room-renders"
+    room, users = make_room(players=4)
+    by_user = {u.pk: p for p, u in users.items()}
+
+    async def scenario():
+        players = await start(room, users)
+        batches.clear()
+        rng = random.Random(4)
+        for _ in range(6):
+            mover = next(p for p in players if p.buttons())
+            await press(players, room.pk, mover, choose(mover.buttons(), rng))
+        # every update of the room went to all four seats, in one batch (two at most: a socket
+        # that hears it a little later joins the next)
+        renders = sum(len(b) for b in batches)
+        assert renders >= 4 * 6
+        assert len(batches) <= renders // 2, batches
+        assert any(sorted(by_user[pk] for pk in b) == [0, 1, 2, 3] for b in batches), batches
+        for p in players:
+            await p.comm.disconnect()
+
+    run(scenario)
+
+
+def test_a_seat_that_fails_to_render_fails_alone(settings, monkeypatch):
+    settings.GAME_SEED_BASE = "room-renders-fail"
+    room, users = make_room(players=2)
+
+    async def scenario():
+        players = await start(room, users)
+        real = table.seat_fragments
+
+        def broken_for_the_guest(room_id, user, *args):
+            if user.pk == users[1].pk:
+                raise RuntimeError("a render bug")
+            return real(room_id, user, *args)
+
+        monkeypatch.setattr(table, "seat_fragments", broken_for_the_guest)
+        before = players[0].room_version
+        await db(_bump, room.pk)
+        while players[0].room_version <= before:  # the host's page still follows the room
+            await players[0].receive()
+        monkeypatch.setattr(table, "seat_fragments", real)
+        await db(_bump, room.pk)
+        await sync_all(players, room.pk)  # the guest's socket is alive and catches up
+        for p in players:
+            await p.comm.disconnect()
+
+    run(scenario)
+
+
+def test_a_closed_socket_does_not_hold_up_its_batch(settings):
+    settings.GAME_SEED_BASE = "room-renders-closed"
+    room, users = make_room(players=2)
+
+    async def scenario():
+        host = await connect(room.pk, users[0], 0)
+        guest = await connect(room.pk, users[1], 1)
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.ensure_future(consumers.ROOM_RENDERS.view(_Seat(room.pk, users[1])))
+        waiting.cancel()  # asked, then gone before the batch ran
+        out = await consumers.ROOM_RENDERS.view(_Seat(room.pk, users[0]))
+        assert out is not None and out[0] == await db(lambda: Room.objects.get(pk=room.pk).version)
+        assert loop.is_running()
+        for p in (host, guest):
+            await p.comm.disconnect()
+
+    run(scenario)
+
+
+class _Seat:
+    def __init__(self, room_id, user):
+        self.room_id, self.user, self.lang, self.base_url = room_id, user, "zh", ""
+
+
+def _bump(room_id):
+    from django.db import transaction
+
+    from games.services import notify
+
+    with transaction.atomic():
+        room = Room.objects.select_for_update().get(pk=room_id)
+        notify.bump(room)
