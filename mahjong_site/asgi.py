@@ -9,11 +9,11 @@ import sys
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mahjong_site.settings")
 # How long a thread may hold the GIL while another waits (Python's default 5 ms). A daphne process
-# renders a room's four seats on four pool threads at once, CPU-bound: at 5 ms they preempt each
-# other and the event loop in turn; at 20 ms each render runs through and the sockets are sent
-# sooner (bench/live.py, 1 process: 20 tables p50 58 -> 38 ms, p99 208 -> 162 ms; 30 tables p99
-# 416 -> 351 ms, and ~1 ms less CPU per move). The loop still takes the GIL whenever a render waits
-# on the database.
+# renders its rooms' seats on pool threads, CPU-bound and several at once: at 5 ms they preempt
+# each other and the event loop in turn; at 20 ms a render runs through and its sockets are sent
+# sooner (bench/live.py, 1 process, measured when each seat rendered on a thread of its own: 20
+# tables p50 58 -> 38 ms, p99 208 -> 162 ms; 30 tables p99 416 -> 351 ms, ~1 ms less CPU per
+# move). The loop still takes the GIL whenever a render waits on the database.
 sys.setswitchinterval(float(os.environ.get("GIL_SWITCH_INTERVAL", "0.02")))
 
 from django.core.asgi import get_asgi_application  # noqa: E402
