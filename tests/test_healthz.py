@@ -35,8 +35,8 @@ def redis_executable():
 class RedisServer:
     """A redis-server of the test's own (never the machine's Redis, which is never killed)."""
 
-    def __init__(self, folder: Path):
-        self.port = free_port()
+    def __init__(self, folder: Path, port: int | None = None):
+        self.port = port or free_port()  # a port given: the same server restarted
         folder.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [redis_executable(), "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(folder),

@@ -17,22 +17,13 @@ from redis.asyncio import ConnectionPool
 from mahjong_site.redis_layer import RedisPubSubChannelLayer, _pubsub_host
 from mahjong_site.settings import channel_layers_for
 
-from test_healthz import RedisServer
+from test_healthz import RedisServer, redis_server  # noqa: F401  (a fixture)
 
 
 def layer_for(url):
     config = channel_layers_for("redis", url)["default"]
     assert config["BACKEND"] == "mahjong_site.redis_layer.RedisPubSubChannelLayer"
     return RedisPubSubChannelLayer(**config["CONFIG"])
-
-
-@pytest.fixture
-def redis_server(tmp_path):
-    server = RedisServer(tmp_path / "redis")
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def test_the_hosts_keep_the_sites_timeouts_and_drop_the_list_layers_pool_options():
@@ -87,8 +78,7 @@ def test_a_socket_is_refused_while_redis_is_down_and_hears_again_after(tmp_path)
         assert second not in layer._get_layer().groups.get(layer._get_layer()._get_group_channel_name("room_9"), ())
         with pytest.raises(Exception):
             await layer.group_send("room_9", {"type": "room.updated", "version": 1})
-        server = RedisServer.__new__(RedisServer)  # the same port again, as a restarted Redis
-        _restart(server, tmp_path, port)
+        server = RedisServer(tmp_path / "redis-again", port)  # the same port: Redis restarted
         # one receive for the whole wait: a cancelled receive makes channels_redis drop the channel
         heard = asyncio.ensure_future(layer.receive(first))
         deadline = asyncio.get_running_loop().time() + 20
@@ -108,19 +98,3 @@ def test_a_socket_is_refused_while_redis_is_down_and_hears_again_after(tmp_path)
         asyncio.run(scenario())
     finally:
         server.kill()
-
-
-def _restart(server, tmp_path, port):
-    import subprocess
-
-    from mahjong_site.devserver import wait_for_port
-    from test_healthz import redis_executable
-
-    server.port = port
-    folder = tmp_path / "redis2"
-    folder.mkdir()
-    server.proc = subprocess.Popen(
-        [redis_executable(), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
-         "--save", "", "--appendonly", "no", "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    assert wait_for_port("127.0.0.1", port, server.proc, timeout=15), "redis-server did not restart"
