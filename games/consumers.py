@@ -236,9 +236,9 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
 
     async def send_view(self, full=False, version=None, hand_move=None):
         # Renders run in the thread pool, not on the one thread every thread-sensitive call of this
-        # process shares: a room's four renders (and other rooms') don't queue behind each other
-        # or behind a move; games.table shares what they read alike (one snapshot per version;
-        # `version`, announced after a commit, lets it skip asking the database for the latest).
+        # process shares: they don't queue behind a move; a room's seats render in one batch
+        # (RoomRenders), rooms side by side; games.table shares what they read alike (one snapshot
+        # per version; `version`, announced after a commit, lets it skip asking the database).
         out = await ROOM_RENDERS.view(self, version, hand_move)
         if out is None:  # no seat any more (left, removed) or the room is gone
             await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))

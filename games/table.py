@@ -882,9 +882,8 @@ FRAGMENT_CONTEXT = {
     "alerts": lambda c: _pick(c, "frozen", "same_ip", "near", "near_meters", "distances", "can_locate", "located"),
     "seats": lambda c: _pick(c, "phase", "seats", "is_host", "unit") if c["phase"] != PLAYING else {"phase": c["phase"]},
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
-    "hand": lambda c: {**_pick(c, "phase", "can_discard", "hand_tiles", "hand_row_html", "drawn_html", "locked_tiles",
-                               "hand_half", "hint", "unit"),
-                       "hand": {"pk": c["hand"].pk, "version": c["hand"].version} if c.get("can_discard") else None},
+    "hand": lambda c: _pick(c, "phase", "can_discard", "hand_tiles", "hand_row_html", "drawn_html", "locked_tiles",
+                            "hand_half", "hint", "unit"),  # the tiles' buttons carry the hand's version
     "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
                                "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",
                                "contract_faces", "contract_default", "unit", "escape", "throw"),
