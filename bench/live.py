@@ -28,7 +28,8 @@ room version above the one the mover acted on. --pace 0 (default) sends the next
 that happens (latency); --pace 1.0 waits ~1 s before a discard and ~0.5 s before a claim answer
 (a human pace). Printed: p50/p90/p99 of hand moves (and of the 准备 presses), moves, errors (error
 toasts, moves not seen by all four within --move-timeout), unexpected socket closes, tracebacks in
-the server logs, and CPU and memory per process over the measured window.
+the server logs, and CPU and memory per process over the measured window, with the CPU of this
+machine's PostgreSQL and Redis servers and how busy the machine's cores were.
 
 Everything is bounded: the run stops after --duration (plus the start and --move-timeout) and
 stops every process it started.
@@ -129,6 +130,39 @@ def cpu_seconds(pid):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return None
+
+
+def service_cpu():
+    """CPU seconds of this machine's PostgreSQL and Redis servers (by command name; the bench's
+    database and Redis are local): {"PostgreSQL": s, "Redis": s}. A PostgreSQL backend that exits
+    (a connection closed after DB_CONN_MAX_AGE) leaves its seconds to the postmaster's children
+    total, so each server counts its own and its reaped children's time plus its live children's."""
+    procs = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            comm = (proc / "comm").read_text().strip()
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = "PostgreSQL" if comm == "postgres" else "Redis" if comm.startswith("redis-server") else None
+        if name:  # fields[1] is the parent pid; 11, 12 own user/system time; 13, 14 reaped children's
+            procs[int(proc.name)] = (name, int(fields[1]), [int(x) for x in fields[11:15]])
+    out = {"PostgreSQL": 0.0, "Redis": 0.0}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid, (name, parent, (utime, stime, cutime, cstime)) in procs.items():
+        out[name] += (utime + stime) / tick
+        if parent not in procs:  # the server itself: the children it has reaped
+            out[name] += (cutime + cstime) / tick
+    return out
+
+
+def machine_busy():
+    """(busy, total) jiffies of all cores since boot (/proc/stat): the machine's load over a window."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def rss_mb(pid):
@@ -695,10 +729,12 @@ async def drive(args, stack, users_by_table):
         stats.measuring = True
         stats.cpu0, stats.t0 = stack.cpu(), time.monotonic()
         stats.client_cpu0 = time.process_time()
+        stats.services0, stats.machine0 = service_cpu(), machine_busy()
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         stats.measuring = False
         stats.cpu1, stats.t1 = stack.cpu(), time.monotonic()
         stats.client_cpu1 = time.process_time()
+        stats.services1, stats.machine1 = service_cpu(), machine_busy()
         stats.rss = stack.rss()
 
     meter = asyncio.create_task(measure())
@@ -762,6 +798,11 @@ def report(args, stack, stats):
         parts.append(f"bench clients {100 * (stats.client_cpu1 - stats.client_cpu0) / seconds:.0f}% / "
                      f"{rss_mb(os.getpid()) or 0:.0f} MB")
         print("  CPU (of one core) / RSS: " + ", ".join(parts))
+        services = {n: stats.services1[n] - stats.services0[n] for n in stats.services1}
+        busy = (stats.machine1[0] - stats.machine0[0]) / max(1, stats.machine1[1] - stats.machine0[1])
+        print(f"  PostgreSQL {100 * services['PostgreSQL'] / seconds:.0f}%, Redis {100 * services['Redis'] / seconds:.0f}%"
+              f" (of one core, every such process on this machine); the machine's {os.cpu_count()} cores "
+              f"{100 * busy:.0f}% busy")
         before = getattr(stats, "rss_before", {}) or {}
         grown = sum((stats.rss.get(n) or 0) - (before.get(n) or 0) for n in stats.rss if n.startswith("daphne"))
         sockets = 4 * args.tables
@@ -771,7 +812,8 @@ def report(args, stack, stats):
         server = sum((stats.cpu1[n] or 0) - (stats.cpu0[n] or 0) for n in stats.cpu1)
         if stats.moves:
             print(f"  server CPU per move: daphne {1000 * daphne / stats.moves:.1f} ms, all server processes "
-                  f"{1000 * server / stats.moves:.1f} ms (PostgreSQL itself not counted)")
+                  f"{1000 * server / stats.moves:.1f} ms, with PostgreSQL and Redis "
+                  f"{1000 * (server + sum(services.values())) / stats.moves:.1f} ms")
     if tracebacks and args.verbose:
         found = stack.first_traceback()
         if found:
