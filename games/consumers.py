@@ -80,6 +80,15 @@ PING_MAX = 200  # characters: a longer message is not a heartbeat
 PRESENCE_TOUCH = 10.0  # seconds: pings closer together than this write no presence row
 GROUP_REFRESH = 3600.0  # seconds: re-join the group now and then (the Redis layer expires members)
 
+def in_pool(func):
+    """func in a thread of the pool, not on the one thread that every thread-sensitive call of this
+    process shares: the moves of different rooms (their waits on the database, their Python
+    between them) go side by side instead of queueing one behind another; a room's own moves are
+    put in order by its row lock (services.handle). Each pool thread keeps its own database
+    connection; database_sync_to_async closes it when stale, before and after the call."""
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
 class BadMessage(Exception):
     """A message this socket cannot use; the text is for the player."""
 
@@ -87,8 +96,8 @@ class BadMessage(Exception):
 class DirectDispatch:
     """Consumers whose every database call goes through database_sync_to_async (which closes
     stale connections in its own thread): skip channels' aclose_old_connections before each
-    message, a hop to the one thread that runs every move of this process — four per move
-    (room.updated to each seat) queued behind the moves themselves."""
+    message, a hop to the one thread that every thread-sensitive call of this process shares —
+    four per move (room.updated to each seat)."""
 
     async def dispatch(self, message):
         handler = getattr(self, get_handler_name(message), None)
@@ -113,7 +122,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
             await self.close()  # refused: not logged in
             return
         self.group = Room(pk=self.room_id).group_name
-        if not await database_sync_to_async(_is_seated)(self.room_id, self.user):
+        if not await in_pool(_is_seated)(self.room_id, self.user):
             await self.close()  # refused: not a player of this room
             return
         self.lang = _lang_of(self.scope)
@@ -129,10 +138,10 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         self.joined = True
         self.grouped_at = self.touched_at = time.monotonic()
         await self.accept()
-        self.present = await database_sync_to_async(presence.socket_opened)(self.user, self.room_id,
+        self.present = await in_pool(presence.socket_opened)(self.user, self.room_id,
                                                                              self.channel_name)
         try:
-            await database_sync_to_async(services.record_presence)(self.user, self.room_id, scope_ip(self.scope))
+            await in_pool(services.record_presence)(self.user, self.room_id, scope_ip(self.scope))
         except Exception:  # the warning is a help for the players; never refuse the socket for it
             log.exception("record_presence failed for room %s", self.room_id)
         await self.send_view(full=True)
@@ -147,7 +156,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         if getattr(self, "present", False):
             self.present = False
             try:
-                await database_sync_to_async(presence.socket_closed)(self.channel_name)
+                await in_pool(presence.socket_closed)(self.channel_name)
             except Exception:  # the row stops counting after the presence TTL anyway
                 log.exception("room %s: could not forget socket %s", self.room_id, self.channel_name)
 
@@ -173,7 +182,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         await self.receive_json(content)
 
     async def receive_json(self, content, **kwargs):
-        error, sends = await database_sync_to_async(perform_deferred)(self.room_id, self.user, content, self.lang)
+        error, sends = await in_pool(perform_deferred)(self.room_id, self.user, content, self.lang)
         for group, message in sends:  # committed: tell the room (this socket's own too)
             try:
                 await self.channel_layer.group_send(group, message)
@@ -190,7 +199,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         if now - self.touched_at >= PRESENCE_TOUCH:
             self.touched_at = now
             try:
-                self.present = await database_sync_to_async(presence.heartbeat)(self.user, self.room_id,
+                self.present = await in_pool(presence.heartbeat)(self.user, self.room_id,
                                                                                  self.channel_name)
             except Exception:  # a database hiccup: the next ping tries again
                 log.exception("room %s: heartbeat of %s failed", self.room_id, self.channel_name)
@@ -227,7 +236,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
     async def room_phrase(self, event):
         """A quick phrase: a bubble for the page to show at the sender's seat (not a view change)."""
         try:
-            html = await database_sync_to_async(_phrase_bubble, thread_sensitive=False)(event, self.lang)
+            html = await in_pool(_phrase_bubble)(event, self.lang)
         except Exception:
             log.exception("room %s: could not render a phrase", self.room_id)
             return
@@ -235,13 +244,12 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
             await self.send(text_data=html)
 
     async def send_view(self, full=False, version=None, hand_move=None):
-        # Renders run in the thread pool, not on the one thread every thread-sensitive call of this
-        # process shares: they don't queue behind a move; a room's seats render in one batch
+        # Renders run in the thread pool (in_pool), beside the moves: a room's seats render in one batch
         # (RoomRenders), rooms side by side; games.table shares what they read alike (one snapshot
         # per version; `version`, announced after a commit, lets it skip asking the database).
         out = await ROOM_RENDERS.view(self, version, hand_move)
         if out is None:  # no seat any more (left, removed) or the room is gone
-            await self.send(text_data=await database_sync_to_async(table.render_gone)(self.lang))
+            await self.send(text_data=await in_pool(table.render_gone)(self.lang))
             self.present = False  # the seat is gone, and its presence rows with it
             await self.close(code=CLOSE_GONE)
             return
@@ -254,7 +262,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         await self.send(text_data=clock + "".join(changed))
 
     async def send_error(self, message):
-        html = await database_sync_to_async(_toast)(message, self.lang)
+        html = await in_pool(_toast)(message, self.lang)
         await self.send(text_data=html)
 
 
@@ -310,7 +318,7 @@ class RoomRenders:
             loop.call_soon_threadsafe(deliver, seat[-1], out, error)
 
         try:
-            await database_sync_to_async(_render_batch, thread_sensitive=False)(room_id, batch, each)
+            await in_pool(_render_batch)(room_id, batch, each)
         except Exception as e:  # the hop itself failed: every seat still waiting hears it
             for seat in batch:
                 if not seat[-1].done():

@@ -33,8 +33,9 @@ _deferred = threading.local()
 @contextmanager
 def deferred_sends():
     """Collect the messages this thread's commits would send, [(group, message)], instead of
-    sending them: the room socket sends them from its event loop once the move is done, so the one
-    thread that runs a process's moves is not held up by a round trip to Redis per move."""
+    sending them: the room socket sends them from its event loop once the move is done, so the pool
+    thread that ran the move (and holds a database connection) is not held up by a round trip to
+    Redis per move."""
     out: list = []
     _deferred.out = out
     try:
