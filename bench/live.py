@@ -408,6 +408,21 @@ def make_room(users, turn_seconds, claim_seconds):
     return room.pk, seats
 
 
+def analyze_database():
+    """PostgreSQL: ANALYZE, as autovacuum does after a burst of inserts like the bench's users (a
+    server with autovacuum off, like this machine kind's, otherwise plans every join from no
+    statistics at all: a sequential scan of auth_user for every read of a room's seats)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        if cursor.fetchone()[0] != "on":
+            log("PostgreSQL runs with autovacuum off: the bench runs ANALYZE itself (turn it on in production)")
+        cursor.execute("ANALYZE")
+
+
 def close_django():
     from django.db import connections
 
@@ -859,6 +874,7 @@ def main(argv=None):
         retire_earlier_runs()
         run_id = f"{int(time.time()) % 10_000_000}{os.getpid() % 1000}"
         users = [make_users(run_id, k) for k in range(args.tables)]
+        analyze_database()
         close_django()
         log(f"stack up in {stack.var_dir}: daphne on {', '.join(str(p) for p, _ in stack.ports)}; "
             f"{args.tables} table(s) of 4 users")

@@ -88,7 +88,17 @@ DATABASES = {
     "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
                                      conn_health_checks=True),
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters sent apart from the SQL (server-side binding), and a statement run
+    # DB_PREPARE_THRESHOLD times on a connection is prepared once: PostgreSQL stops parsing and
+    # planning the same few statements of every move, and psycopg stops quoting each value into
+    # the SQL in Python. DB_PREPARE_THRESHOLD=0 turns both off (behind a transaction-pooling
+    # PgBouncer older than 1.21, which cannot keep prepared statements).
+    _prepare = env_int("DB_PREPARE_THRESHOLD", 5)
+    if _prepare > 0:
+        DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True,
+                                                               "prepare_threshold": _prepare})
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite as a real default for a handful of tables: WAL lets readers run beside the one
     # writer; IMMEDIATE takes the write lock when a transaction starts, so two writers queue
     # (busy timeout) instead of failing with "database is locked" when one upgrades its lock.
