@@ -36,6 +36,7 @@ from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
 
+import orjson
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection
 from django.db.models.signals import post_migrate
@@ -453,6 +454,14 @@ def clear_caches(**kwargs):
 post_migrate.connect(clear_caches, dispatch_uid="games.table.clear_caches")
 
 
+def _shared(snap: RoomSnapshot, key, make, *args):
+    """make(*args), once per snapshot (every seat of the room at this version) for `key`."""
+    value = snap.shared.get(key)
+    if value is None:
+        value = snap.shared.setdefault(key, make(*args))
+    return value
+
+
 def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", now=None,
                  cached: bool = False, at_least: int | None = None, hand_move: int | None = None) -> dict | None:
     """Everything the room page shows to `user`, or None if they have no seat in the room.
@@ -472,9 +481,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
 
     view = None
     if snap.state is not None:
-        public = snap.shared.get(("public", lang))
-        if public is None:  # what every other seat sees of each player: once per version
-            public = snap.shared.setdefault(("public", lang), public_players(snap.state, lang))
+        # what every other seat sees of each player: once per version
+        public = _shared(snap, ("public", lang), public_players, snap.state, lang)
         view = seat_view(snap.state, me, lang, public)
 
     by_pos = {s.position: s for s in seat_rows}
@@ -506,7 +514,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
         "server_now": epoch_ms(now), "room_version": room.version,
         "hand_version": hand.version if hand is not None else 0,
         "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
-        "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
+        "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": _shared(snap, ("rules", lang), rules_html, room),
         "unit": unit_label(room.variant), "rules_url": rules_url(room.variant), "auto": seats[me]["auto"],
         "hints_allowed": room.hints_allowed,
         "watchers": snap.watchers,
@@ -550,10 +558,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             # a player's melds, flowers and river: the same for every other seat at this version
             # (view.public_players), so kept on the snapshot without keying on the tiles
             tiles_key = ("tiles", lang, s["position"], s["position"] == me)
-            p["tiles_html"] = snap.shared.get(tiles_key)
-            if p["tiles_html"] is None:
-                p["tiles_html"] = snap.shared.setdefault(tiles_key, render_memo(
-                    f"{TEMPLATE}#player-tiles", {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}}))
+            p["tiles_html"] = _shared(snap, tiles_key, render_memo, f"{TEMPLATE}#player-tiles",
+                                      {"p": {"melds": p["melds"], "river": p["river"], "flowers": p["flowers"]}})
             players.append(p)
         own = view["players"][me]
         can_discard, buttons = _hand_actions(view, hand, lang)
@@ -822,7 +828,14 @@ def _key_default(value):
     raise TypeError(type(value).__name__)  # anything else: not kept (rendered every time)
 
 
-def render_memo(template_name: str, ctx: dict, key: str | None = None) -> str:
+# orjson (a tenth of json.dumps' time: the keys were the renders' largest single cost), keeping
+# json's rules: keys sorted, int keys as strings, str subclasses (SafeString) as str; dates and
+# dataclasses go through _key_default like every other value json cannot hold.
+_KEY_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+                | orjson.OPT_PASSTHROUGH_DATACLASS)
+
+
+def render_memo(template_name: str, ctx: dict, key: str | bytes | None = None) -> str:
     """render_to_string(template_name, ctx), kept per (template, language, ctx as JSON).
 
     Correct because the partial sees nothing but `ctx` (no request, no context processors): the
@@ -832,8 +845,8 @@ def render_memo(template_name: str, ctx: dict, key: str | None = None) -> str:
     `key` replaces the JSON where the caller knows better (rules_html)."""
     if key is None:
         try:
-            key = json.dumps(ctx, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_key_default)
-        except (TypeError, ValueError):
+            key = orjson.dumps(ctx, default=_key_default, option=_KEY_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError included
             return render_to_string(template_name, ctx)
     full = (template_name, translation.get_language(), key)
     with _memo_lock:

@@ -102,3 +102,34 @@ def test_a_seat_never_gets_another_seats_hand_from_the_cache(settings):
             assert seen == visible_tiles(state, p), p
         p = engine.waiting_player(state)[0]
         assert services.play(hand.pk, users[p], command_for(choose(state, p, rng)), hand.version).ok
+
+
+TOAST = f"{table.TEMPLATE}#toast"
+
+
+def test_the_memo_key_is_the_context_whatever_its_order_and_never_a_value_it_cannot_hold_exactly():
+    table.clear_caches()
+    with translation.override("zh-hans"):
+        first = table.render_memo(TOAST, {"toast": "甲", "level": "error", "toast_id": 1})
+        # the same values built in another order: the same entry (kept, not rendered again)
+        assert table.render_memo(TOAST, {"toast_id": 1, "level": "error", "toast": "甲"}) is first
+        assert table.render_memo(TOAST, {"toast": "乙", "level": "error", "toast_id": 1}) != first
+        # a lazy translation is rendered every time, in the language of the moment
+        lazy = translation.gettext_lazy("消息格式不对")
+        zh = table.render_memo(TOAST, {"toast": lazy, "level": "error", "toast_id": 2})
+    with translation.override("en"):
+        en = table.render_memo(TOAST, {"toast": lazy, "level": "error", "toast_id": 2})
+        assert en != zh and "消息格式不对" in zh
+        # a model is never a key: it renders what it holds now
+        hand = Hand(number=3)
+        assert "3" in table.render_memo(TOAST, {"toast": hand.number, "level": "x", "toast_id": hand})
+        hand.number = 4
+        assert ">4<" in table.render_memo(TOAST, {"toast": hand.number, "level": "x", "toast_id": hand})
+    with translation.override("zh-hans"):  # dates are keys by their exact value
+        from datetime import datetime, timedelta, timezone as tz
+
+        t = datetime(2026, 12, 2, tzinfo=tz.utc)
+        a = table.render_memo(TOAST, {"toast": "x", "level": "x", "toast_id": t})
+        b = table.render_memo(TOAST, {"toast": "x", "level": "x", "toast_id": t + timedelta(microseconds=1)})
+        assert b is not a  # another entry (it shows the same minute)
+        assert table.render_memo(TOAST, {"toast": "x", "level": "x", "toast_id": t}) is a
