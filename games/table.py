@@ -46,6 +46,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
+from django.utils.html import conditional_escape as escape
 from django.utils.safestring import mark_safe
 
 from games import hand_result, presence, services, trad_table
@@ -897,9 +898,11 @@ FRAGMENT_CONTEXT = {
     "invite-box": lambda c: None if c["phase"] == WAITING else {"phase": c["phase"]},
     "hand": lambda c: _pick(c, "phase", "can_discard", "hand_tiles", "hand_row_html", "drawn_html", "locked_tiles",
                             "hand_half", "hint", "unit"),  # the tiles' buttons carry the hand's version
-    "actions": lambda c: _pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host", "lobby_url",
-                               "next_deadline", "deciding", "decision", "info", "deadline", "contract_grid",
-                               "contract_faces", "contract_default", "unit", "escape", "throw"),
+    # the deadline shows only beside a question before the hand: not a key of every seat's every move
+    "actions": lambda c: {**_pick(c, "phase", "frozen", "me", "buttons", "dissolve", "all_seated", "is_host",
+                                  "lobby_url", "next_deadline", "deciding", "decision", "info", "contract_grid",
+                                  "contract_faces", "contract_default", "unit", "escape", "throw"),
+                          **(_pick(c, "deadline") if c.get("deciding") else {})},
     "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url", "rematch"),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
                          "game": {"hands_played": c["game"].hands_played, "pk": c["game"].pk} if c.get("game") else None},
@@ -929,9 +932,37 @@ def render_fragment(name: str, ctx: dict) -> str:
         if name == "table" and ctx.get("phase") == PLAYING and ctx.get("view") is not None:
             parts = {key: render_memo(f"{TEMPLATE}#{partial}", small_ctx(ctx))
                      for key, (partial, small_ctx) in TABLE_PARTS.items()}
-            return render_to_string(f"{TEMPLATE}#{name}", {**ctx, **parts, "oob": True})
+            return _playing_table(ctx, parts["top_html"], parts["bar_html"])
         return render_to_string(f"{TEMPLATE}#{name}", {**ctx, "oob": True})
     return render_memo(f"{TEMPLATE}#{name}", {**small, "oob": True})
+
+
+def _playing_table(ctx: dict, top_html: str, bar_html: str) -> str:
+    """room.html's `table` partial while a hand is played, out of band, put together here: it is new
+    for every seat at every version, and each of its pieces (the bars, each player's head and
+    tiles) is already rendered and kept; the template engine took longer to join them than
+    everything else the seat sends. tests/test_table_render.py checks it is the partial's HTML."""
+    last = ctx.get("last_move") or {}
+    flashed = last.get("seat")
+
+    def player(p, side):
+        out = [f'<div class="player side-{escape(side)}{" in-turn" if p["in_turn"] else ""}" '
+               f'data-position="{escape(p["position"])}"']
+        if flashed == p["position"]:
+            out.append(f' data-once="{escape(last.get("key", ""))}" data-move="{escape(last.get("kind", ""))}">')
+            if last.get("kind") != "discard":
+                out.append(f'<span class="call-flash" aria-hidden="true">{escape(last.get("verb", ""))}</span>')
+        else:
+            out.append(">")
+        out.append(f'{p["head_html"]}{p["tiles_html"]}</div>')
+        return "".join(out)
+
+    claiming = " claiming" if ctx.get("claiming") else ""
+    others = "".join(f"\n    {player(p, p['side'])}\n  " for p in ctx["others"])
+    return mark_safe(
+        f'\n<section id="table" class="table seats-{escape(ctx["room"].players)}{claiming}" hx-swap-oob="true">\n'
+        f'\n  {top_html}\n  <div class="felt">\n  {others}\n    {bar_html}\n  '
+        f'\n    {player(ctx["mine"], "bottom")}\n  \n  </div>\n\n</section>\n')
 
 
 def render_fragments(ctx: dict) -> dict:
@@ -952,7 +983,10 @@ def render_header_beans(user) -> str:
 
 
 def render_clock(ctx: dict) -> str:
-    return render_to_string(f"{TEMPLATE}#clock", {**ctx, "oob": True})
+    """room.html's `clock` partial, out of band (three numbers: no template needed)."""
+    return mark_safe(f'<div id="clock" hidden data-now="{escape(ctx.get("server_now", ""))}" '
+                     f'data-room-version="{escape(ctx.get("room_version", ""))}" '
+                     f'data-hand-version="{escape(ctx.get("hand_version", ""))}" hx-swap-oob="true"></div>')
 
 
 def render_toast(message: str, level: str = "error") -> str:

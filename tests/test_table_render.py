@@ -33,6 +33,7 @@ def check(room, users, lang="zh"):
             assert ctx is not None
             for name in table.FRAGMENTS:
                 assert table.render_fragment(name, ctx) == whole(ctx, name), (name, p, ctx["phase"])
+            assert table.render_clock(ctx) == whole(ctx, "clock")  # built in Python, as the table is
             out = table.seat_fragments(room.pk, user, lang, "", version)  # the socket's path
             assert out is not None and out[0] == version
             sent = dict(out[2])
@@ -41,9 +42,10 @@ def check(room, users, lang="zh"):
             assert sent == table.render_fragments(ctx), (p, ctx["phase"])
 
 
-def test_every_fragment_renders_as_from_the_whole_context_through_a_hand_and_after(settings):
+@pytest.mark.parametrize("variant", [None, "wenzhou", "zhuji", "taizhou_trad"])  # their questions before the hand too
+def test_every_fragment_renders_as_from_the_whole_context_through_a_hand_and_after(settings, variant):
     settings.GAME_SEED_BASE = "table-render"
-    room, _ = make_room(players=4, length=4)
+    room, _ = make_room(players=4, length=4, variant=variant)
     users = users_by_position(room)
     check(room, users)  # waiting, everyone seated
     services.set_ready(users[0], room.pk)
