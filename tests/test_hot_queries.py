@@ -1,19 +1,19 @@
 """The move's reads compiled once (games/hot_queries.py) give exactly what the ORM gives: the same
 rows in the same order, every column, the select_related game, the annotation; keys in the right
-places; the row locks only inside a transaction; a compile per thread. On SQLite here and on
-PostgreSQL in CI's second pass."""
+places; the row locks only inside a transaction; a compile per thread. Its writes store what the
+ORM's save and create store. On SQLite here and on PostgreSQL in CI's second pass."""
 
 import random
 import threading
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import DatabaseError, IntegrityError, connection, connections, transaction
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from games import services, table
 from games.engine import game as engine
-from games.hot_queries import Prepared
+from games.hot_queries import Prepared, insert, update_fields
 from games.models import Hand, HandEvent, Room, Seat
 from games.services import handstate, moves
 
@@ -135,3 +135,33 @@ def test_each_thread_compiles_its_own(playing):
     thread.join()
     assert seen == [[0, 1, 2, 3]]
     assert prepared._local.compiled["compiler"].connection is connections["default"]  # this thread's
+
+
+def test_the_prepared_writes_store_what_the_orm_stores(playing):
+    _room, hand, _users = playing
+    # the log row: every column as Manager.create writes it (JSON, the flag, created_at's auto_now_add)
+    action, events = {"kind": "discard", "seat": 1, "tile": "5p"}, [{"type": "discard", "seat": 1, "tile": "5p"}]
+    with transaction.atomic():
+        insert(HandEvent(hand=hand, seq=900, action=action, events=events, auto=True))
+        orm = HandEvent.objects.create(hand=hand, seq=901, action=action, events=events, auto=True)
+    mine = HandEvent.objects.get(hand=hand, seq=900)
+    orm.refresh_from_db()
+    assert {**columns(mine), "id": None, "seq": None, "created_at": None} == \
+        {**columns(orm), "id": None, "seq": None, "created_at": None}
+    assert abs((orm.created_at - mine.created_at).total_seconds()) < 5 and mine.created_at.tzinfo is not None
+    with pytest.raises(IntegrityError), transaction.atomic():  # one row per (hand, seq), as with create
+        insert(HandEvent(hand=hand, seq=900, action=action, events=events))
+    # the hand's version and deadline, and nothing else, as save(update_fields=...) writes them
+    before = columns(Hand.objects.get(pk=hand.pk))
+    hand.version += 5
+    hand.deadline = hand.deadline.replace(microsecond=123456) if hand.deadline else None
+    hand.status = Hand.VOID  # not among the fields: not written
+    update_fields(hand, ("version", "deadline"))
+    after = columns(Hand.objects.get(pk=hand.pk))
+    assert after == {**before, "version": hand.version, "deadline": hand.deadline}
+    room = Room.objects.get(pk=hand.game.room_id)
+    room.version += 1
+    update_fields(room, ("version",))
+    assert Room.objects.get(pk=room.pk).version == room.version
+    with pytest.raises(DatabaseError):  # a row that is gone, as save(update_fields=...) refuses
+        update_fields(Room(pk=987654, version=1), ("version",))

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from games.engine import game as engine
 from games import refusals
 from games.engine import events
-from games.hot_queries import Prepared
+from games.hot_queries import Prepared, insert, update_fields
 from games.models import Hand, HandEvent, Room, Seat
 
 from . import bots, finish, handstate, notify, safety, schedule
@@ -164,7 +164,7 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
 
 def append(hand: Hand, action: engine.Action, events, auto: bool):
     hand.version += 1
-    HandEvent.objects.create(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto)
+    insert(HandEvent(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto))
 
 
 def auto_answer_claims(hand, state, room, auto: dict | None = None):
@@ -211,7 +211,7 @@ def after_change(room: Room, hand: Hand, state, auto: dict | None = None, hand_m
             hand.deadline = now + timedelta(seconds=room.claim_seconds)
         else:
             hand.deadline = now + timedelta(seconds=room.turn_seconds)
-        hand.save(update_fields=["version", "deadline"])  # what a move changes on the row
+        update_fields(hand, ("version", "deadline"))  # what a move changes on the row (hand.save, prepared)
         if hand.deadline - now <= timedelta(seconds=timeout_task_seconds()):
             hand_id, version, eta = hand.pk, hand.version, hand.deadline
             transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))

@@ -11,6 +11,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from games.hot_queries import update_fields
 from games.models import Room
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ def bump(room: Room, hand_move: int | None = None):
     (no seat, room, game or presence row): each socket's process may then bring its snapshot of
     the version before forward by reading the hand alone (games.table.room_snapshot)."""
     room.version += 1
-    Room.objects.filter(pk=room.pk).update(version=room.version)
+    update_fields(room, ("version",))  # games/hot_queries.py: the statement made once
     version = room.version
     group = room.group_name
     transaction.on_commit(lambda: send(group, version, hand_move))
