@@ -41,3 +41,16 @@ if _gc != "python":
 
     gc.freeze()
     gc.set_threshold(*(int(x) for x in _gc.split(",")))
+
+http_app = django_asgi_app
+if settings.SERVE_STATIC:
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    http_app = ASGIStaticFilesHandler(django_asgi_app)
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_app,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)
