@@ -138,8 +138,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         self.joined = True
         self.grouped_at = self.touched_at = time.monotonic()
         await self.accept()
-        self.present = await in_pool(presence.socket_opened)(self.user, self.room_id,
-                                                                             self.channel_name)
+        self.present = await in_pool(presence.socket_opened)(self.user, self.room_id, self.channel_name)
         try:
             await in_pool(services.record_presence)(self.user, self.room_id, scope_ip(self.scope))
         except Exception:  # the warning is a help for the players; never refuse the socket for it
@@ -199,8 +198,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         if now - self.touched_at >= PRESENCE_TOUCH:
             self.touched_at = now
             try:
-                self.present = await in_pool(presence.heartbeat)(self.user, self.room_id,
-                                                                                 self.channel_name)
+                self.present = await in_pool(presence.heartbeat)(self.user, self.room_id, self.channel_name)
             except Exception:  # a database hiccup: the next ping tries again
                 log.exception("room %s: heartbeat of %s failed", self.room_id, self.channel_name)
         if now - self.grouped_at >= GROUP_REFRESH:
