@@ -37,10 +37,40 @@ import pytest  # noqa: E402
 ENGINE_ONLY = re.compile(r"test_(\w+_)?(simulation|properties|engine)\.py$")
 
 
+# The browser tests (each a whole stack and a Chromium with up to four pages) in two queues: under
+# `--dist loadgroup` (make test) each queue runs on one worker, so at most two of them share the
+# machine's cores at a time (more made their game timers run out on a small machine), while the
+# other workers take everything else, longest first.
+BROWSER_GROUPS = {
+    "test_e2e_leaver.py": "browser-a", "test_e2e_phone.py": "browser-a", "test_e2e_location.py": "browser-a",
+    "test_e2e_practice.py": "browser-a", "test_e2e_replay.py": "browser-a",
+    "test_e2e_browser.py": "browser-b", "test_e2e_taizhou_trad.py": "browser-b", "test_e2e_wenzhou.py": "browser-b",
+    "test_e2e_zhuji.py": "browser-b", "test_e2e_spectator.py": "browser-b",
+}
+# Long tests, started first so that the short ones fill in beside them rather than wait at the end.
+LONG_MODULES = ("test_faults.py", "test_idle_sockets.py", "test_no_leak.py", "test_wenzhou_properties.py",
+                "test_healthz.py", "test_nginx_proxy.py", "test_attention.py", "test_devserver.py",
+                "test_sqlite_concurrency.py", "test_spectators.py", "test_zhuji_room.py")
+
+
+def pytest_itemcollected(item):
+    """A browser test's queue (BROWSER_GROUPS), marked before xdist reads the marks."""
+    group = BROWSER_GROUPS.get(os.path.basename(str(item.fspath)))
+    if group:
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django's own reordering
 def pytest_collection_modifyitems(config, items):
-    """CI's second pass (DATABASE_URL on PostgreSQL) leaves out what it would only repeat: tests
-    that start their own stack on their own SQLite file (`own_sqlite`) and the pure-engine modules
-    (ENGINE_ONLY: simulations, properties, engine tables), which touch neither database nor Redis."""
+    """The workers' order (LONG_MODULES first); then CI's second pass (DATABASE_URL on PostgreSQL)
+    leaves out what it would only repeat: tests that start their own stack on their own SQLite file
+    (`own_sqlite`) and the pure-engine modules (ENGINE_ONLY: simulations, properties, engine
+    tables), which touch neither database nor Redis."""
+    def rank(item):
+        name = os.path.basename(str(item.fspath))
+        return LONG_MODULES.index(name) if name in LONG_MODULES else len(LONG_MODULES)
+
+    items.sort(key=rank)  # stable: the same order on every worker
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         return
     skip = pytest.mark.skip(reason="own stack on its own SQLite file: run in the embedded pass")

@@ -39,7 +39,7 @@ PHONE_PLAYER = 1
 READY_DELAY = {0: 1.0, 1: 2.5, 2: 1.5, 3: 2.0}
 # the player who does not press 准备下一局 after this hand: the countdown must deal the next one
 NO_READY = (2, 3)
-PLAY_SECONDS = 300  # the whole game, from the first deal to the final summary on every page
+PLAY_SECONDS = 480  # the whole game, from the first deal to the final summary on every page
 STUCK_SECONDS = 45  # no new room version for this long on any page: stuck
 
 STATE_JS = """() => {

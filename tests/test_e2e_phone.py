@@ -305,7 +305,7 @@ def launch(p):
 
 
 def test_two_friends_play_a_hand_on_phones(tmp_path):
-    with real_stack(tmp_path, GAME_SEED_BASE="phone-1") as (base, output, _env):
+    with real_stack(tmp_path, GAME_SEED_BASE="phone-1", NEXT_HAND_SECONDS="600") as (base, output, _env):
         with sync_playwright() as p:
             browser = launch(p)
             try:
@@ -341,7 +341,8 @@ def test_two_friends_play_a_hand_on_phones(tmp_path):
 def test_four_and_three_friends_play_a_hand_on_phones(tmp_path):
     """Four browser contexts at one table through a whole seeded hand at the five sizes (room 1),
     then three at 360×740 (room 2); each hand's replay at 360×740 and 1280×800."""
-    with real_stack(tmp_path, GAME_SEED_BASE="phone-4") as (base, output, _env):
+    # NEXT_HAND_SECONDS: the result screen stays while every size is shot and each page reloaded
+    with real_stack(tmp_path, GAME_SEED_BASE="phone-4", NEXT_HAND_SECONDS="600") as (base, output, _env):
         with sync_playwright() as p:
             browser = launch(p)
             try:

@@ -196,12 +196,13 @@ def seat_names(room_id):
 
 
 # (variant, players, hands, seed): Taizhou; Wenzhou with its questions before each hand (the second
-# hand of a table carries the first's streak / base and obligations)
+# hand of a table carries the first's streak / base and obligations); at four players every variant
+# plays a second hand (the dealer moved on, what the first hand carries shown), else one hand
 CASES = [
-    ("taizhou", 2, 2, 1), ("taizhou", 3, 2, 2), ("taizhou", 4, 2, 3),
-    ("wenzhou", 2, 2, 4), ("wenzhou", 3, 1, 5), ("wenzhou", 4, 2, 6),
-    ("zhuji", 2, 2, 7), ("zhuji", 3, 2, 8), ("zhuji", 4, 2, 9),
-    ("taizhou_trad", 2, 2, 10), ("taizhou_trad", 3, 2, 11), ("taizhou_trad", 4, 2, 12),
+    ("taizhou", 2, 1, 1), ("taizhou", 3, 1, 2), ("taizhou", 4, 2, 3),
+    ("wenzhou", 2, 1, 4), ("wenzhou", 3, 1, 5), ("wenzhou", 4, 2, 6),
+    ("zhuji", 2, 1, 7), ("zhuji", 3, 1, 8), ("zhuji", 4, 2, 9),
+    ("taizhou_trad", 2, 1, 10), ("taizhou_trad", 3, 1, 11), ("taizhou_trad", 4, 2, 12),
 ]
 # the Zhuji tables: 包 (the dealer's contract asked before each hand, wild faces drawn after it) at
 # 2 and 4 players, 翻 with two wild faces at 3
@@ -257,7 +258,9 @@ def test_no_seat_sees_hidden_tiles(settings, monkeypatch, variant, n, hands, see
                         check_throws(p.html(), state, q)
                         seen["throws"] |= bool(public_throws(state))
                         seen["flowers"] |= state.indicator is not None and sum(state.rules.flowers(state)) > 0
-                    if step % 2 == 0 or state.phase == engine.CLAIM or deciding:
+                    # the page over HTTP: every fourth step, every claim window and question (its
+                    # own render path; every message is checked above at every step)
+                    if step % 4 == 0 or state.phase == engine.CLAIM or deciding:
                         page = await db(page_html, clients[q], room.pk)
                         assert tiles_in(page) == visible, (number, step, q, "page")
                         assert page.count('class="mtile back') == face_down(state, q)
