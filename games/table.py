@@ -168,15 +168,25 @@ def _vals(**values) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
-_RECENT_ROWS = Prepared(lambda hand_id: HandEvent.objects.filter(hand_id=hand_id).order_by("-seq")
+_RECENT_ROWS = Prepared(lambda hand_id, upto: HandEvent.objects.filter(hand_id=hand_id, seq__lte=upto).order_by("-seq")
                         .only("action", "events", "auto", "seq")[:12])
+_NEWER_ROWS = Prepared(lambda hand_id, after, upto: HandEvent.objects
+                       .filter(hand_id=hand_id, seq__gt=after, seq__lte=upto).order_by("-seq")
+                       .only("action", "events", "auto", "seq")[:12])
 _HAND = Prepared(lambda pk: Hand.objects.filter(pk=pk))
+RECENT = 12
 
 
-def _recent_moves(hand: Hand) -> tuple:
-    """(action, events, auto, seq) of the hand's last 12 log rows, newest first."""
-    rows = _RECENT_ROWS.all(hand.pk)
-    return tuple((row.action, row.events, row.auto, row.seq) for row in rows)
+def _recent_moves(hand: Hand, known: tuple | None = None, seen: int = 0) -> tuple:
+    """(action, events, auto, seq) of the hand's last 12 log rows, newest first. known: those
+    rows up to version `seen` (the log only grows): only the rows after them, up to the hand's
+    version, are read (a move committed since the hand row was read is the next version's)."""
+    if known is None:
+        rows = _RECENT_ROWS.all(hand.pk, hand.version)
+        return tuple((row.action, row.events, row.auto, row.seq) for row in rows)
+    rows = _NEWER_ROWS.all(hand.pk, seen, hand.version)
+    older = tuple(m for m in known if m[3] <= seen)
+    return (tuple((row.action, row.events, row.auto, row.seq) for row in rows) + older)[:RECENT]
 
 
 MOVE_EVENTS = ("discard", "chow", "pung", "kong", "win", "drawn_hand")  # what "last move" names
@@ -439,7 +449,8 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     game.room = room
     hand.game = game
     return replace(prev, key=(version, prev.key[1]), room=room, game=game, hand=hand,
-                   state=services.hand_state(hand), moves=_recent_moves(hand), shared={})
+                   state=services.hand_state(hand), moves=_recent_moves(hand, prev.moves, prev.hand.version),
+                   shared={})
 
 
 def clear_caches(**kwargs):
@@ -450,6 +461,7 @@ def clear_caches(**kwargs):
         _building.clear()
     with _memo_lock:
         _memo.clear()
+        _rows.clear()
 
 
 post_migrate.connect(clear_caches, dispatch_uid="games.table.clear_caches")
@@ -461,6 +473,57 @@ def _shared(snap: RoomSnapshot, key, make, *args):
     if value is None:
         value = snap.shared.setdefault(key, make(*args))
     return value
+
+
+def _room_part(snap: RoomSnapshot, lang: str, base_url: str, public) -> dict:
+    """What seat_context gives every seat of the room alike at this version, computed by the first
+    seat to ask (the others copy it): each seat's public facts, the room's lines, the safety
+    warnings (where the seats are; which of them share an address) and the rules box."""
+    room, seat_rows, game, phase = snap.room, snap.seat_rows, snap.game, snap.phase
+    n = room.players
+    by_pos = {s.position: s for s in seat_rows}
+    names, online = snap.names, snap.online  # presence changes that others must see bump the version
+    seats = []
+    for p in range(n):
+        s = by_pos.get(p)
+        frozen = bool(s and s.user_id and _frozen(s.user))
+        info = {"position": p, "empty": s is None, "name": names.get(p, ""),
+                "host": s is not None and s.user_id == room.host_id, "ready": bool(s and s.ready),
+                "online": s is not None and (s.bot or p in online), "bot": bool(s and s.bot), "frozen": frozen,
+                "wind": "", "dealer": False, "total": None,
+                "auto": bool(s and s.auto_play) or frozen,  # a frozen account's seat is on 托管
+                "escaped": bool(s and s.escaped),  # left the game (逃跑): 托管 to the end
+                "hints": bool(s and s.hints)}
+        if public is not None:
+            info.update(wind=public[p]["wind"], dealer=public[p]["dealer"])
+        if game is not None and p < len(game.totals):
+            info["total"] = game.totals[p]
+        seats.append(info)
+    part = {
+        "seats": seats, "rel": {d: relative_label(d, n) for d in range(n)},
+        "safety": _safety_shared(seat_rows, seats, phase, snap.near_meters),
+        "ctx": {
+            "room": room, "phase": phase, "game": game, "hand": snap.hand, "lang": lang,
+            "ws_path": f"/ws/room/{room.pk}/?lang={lang}", "room_version": room.version,
+            "hand_version": snap.hand.version if snap.hand is not None else 0,
+            "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
+            "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(), "rules_html": rules_html(room),
+            "unit": unit_label(room.variant), "rules_url": rules_url(room.variant),
+            "hints_allowed": room.hints_allowed, "watchers": snap.watchers,
+        },
+    }
+    ctx = part["ctx"]
+    if room.spectators != Room.WATCH_NOBODY and phase not in (FINISHED, DISSOLVED):
+        from games.spectators import watch_path
+
+        ctx["watch_url"] = base_url + watch_path(room.pk)  # 观战链接, for the players to share
+    if game is not None:
+        ctx["hand_number"] = snap.hand.number if snap.hand else game.hands_played
+        ctx["hands_played"] = game.hands_played
+    if phase == WAITING:
+        ctx["invite_partial"] = has_invite_partial()
+        ctx["invite_url"] = join_url(room, base_url)
+    return part
 
 
 def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", now=None,
@@ -480,54 +543,23 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
     me = mine.position
     is_host = room.host_id == user.pk
 
-    view = None
+    view = public = None
     if snap.state is not None:
         # what every other seat sees of each player: once per version
         public = _shared(snap, ("public", lang), public_players, snap.state, lang)
         view = seat_view(snap.state, me, lang, public)
-
-    by_pos = {s.position: s for s in seat_rows}
+    part = _shared(snap, ("room", lang, base_url), _room_part, snap, lang, base_url, public)
     names = snap.names
-    online = snap.online  # presence changes that others must see bump the room's version
+    rel = part["rel"]
     seats = []
-    for p in range(n):
-        s = by_pos.get(p)
-        d = (p - me) % n
-        info = {"position": p, "empty": s is None, "me": p == me, "rel": relative_label(d, n), "d": d,
-                "side": side_of(d, n),
-                "name": names.get(p, ""), "host": s is not None and s.user_id == room.host_id,
-                "ready": bool(s and s.ready), "online": s is not None and (s.bot or p in online), "bot": bool(s and s.bot),
-                "frozen": bool(s and s.user_id and _frozen(s.user)), "wind": "", "dealer": False, "total": None}
-        info["auto"] = bool(s and s.auto_play) or info["frozen"]  # a frozen account's seat is on 托管
-        info["escaped"] = bool(s and s.escaped)  # left the game (逃跑): 托管 to the end
-        info["hints"] = bool(s and s.hints)
-        if view is not None:
-            vp = view["players"][p]
-            info.update(wind=vp["wind"], dealer=vp["dealer"])
-        if game is not None and p < len(game.totals):
-            info["total"] = game.totals[p]
-        seats.append(info)
+    for info in part["seats"]:
+        d = (info["position"] - me) % n
+        seats.append({**info, "me": d == 0, "rel": rel[d], "d": d, "side": side_of(d, n)})
 
     ctx = {
-        "room": room, "phase": phase, "me": seats[me], "my_position": me, "is_host": is_host,
-        "seats": seats, "game": game, "hand": hand, "lang": lang,
-        "ws_path": f"/ws/room/{room.pk}/?lang={lang}",
-        "server_now": epoch_ms(now), "room_version": room.version,
-        "hand_version": hand.version if hand is not None else 0,
-        "length_n": room.length, "rounds": room.length_kind == Room.ROUNDS,
-        "all_seated": len(seat_rows) == n, "lobby_url": lobby_url(),
-        "rules_html": _shared(snap, ("rules", lang), rules_html, room),
-        "unit": unit_label(room.variant), "rules_url": rules_url(room.variant), "auto": seats[me]["auto"],
-        "hints_allowed": room.hints_allowed,
-        "watchers": snap.watchers,
+        **part["ctx"], "me": seats[me], "my_position": me, "is_host": is_host, "seats": seats,
+        "server_now": epoch_ms(now), "auto": seats[me]["auto"],
     }
-    if room.spectators != Room.WATCH_NOBODY and phase not in (FINISHED, DISSOLVED):
-        from games.spectators import watch_path
-
-        ctx["watch_url"] = base_url + watch_path(room.pk)  # 观战链接, for the players to share
-    if game is not None:
-        ctx["hand_number"] = hand.number if hand else game.hands_played
-        ctx["hands_played"] = game.hands_played
 
     # dissolving (解散) during a game: a request is open for 60 s
     started = room.dissolve_started_at
@@ -541,12 +573,8 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
     if phase in (PLAYING, RESULT) and not seats[me]["escaped"]:
         ctx["escape"] = _escape_cost(room, me)
 
-    ctx.update(_safety_context(seat_rows, seats, mine, phase, snap.near_meters))
+    ctx.update(part["safety"], frozen=seats[me]["frozen"], located=mine.latitude is not None)
     ctx["safety_count"] = len(ctx["same_ip"]) + len(ctx["near"])
-
-    if phase == WAITING:
-        ctx["invite_partial"] = has_invite_partial()
-        ctx["invite_url"] = join_url(room, base_url)
 
     if view is not None and phase == PLAYING:
         players = []
@@ -595,7 +623,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
             "my_turn": view["phase"] == "discard" and view["turn"] == me,
             "claiming": view["phase"] == "claim",
             "discarder": names.get(view["turn"], "") if view["phase"] == "claim" else "",
-            "last_move": _last_move(snap.moves, names, lang),
+            "last_move": _shared(snap, ("last_move", lang), _last_move, snap.moves, names, lang),
         })
         ctx["hand_row_html"], ctx["drawn_html"] = _hand_row(ctx)
     if phase == RESULT and hand is not None and hand.deadline is not None:
@@ -629,8 +657,24 @@ def _hand_row(ctx: dict) -> tuple:
         return tile(t, extra)
 
     drawn = ctx["drawn_tile"]
-    return (mark_safe("".join(one(t, "") for t in ctx["hand_tiles"])),
-            one(drawn, "drawn") if drawn else "")
+
+    def make():
+        return (mark_safe("".join(one(t, "") for t in ctx["hand_tiles"])),
+                one(drawn, "drawn") if drawn else "")
+
+    if can_discard:  # its buttons carry the hand's version: new at every version
+        return make()
+    # the other seats' hands: the same HTML while their tiles stay (most moves)
+    key = (ctx["lang"], orjson.dumps([ctx["hand_tiles"], drawn], option=orjson.OPT_SORT_KEYS))
+    with _memo_lock:
+        row = _rows.get(key)
+    if row is None:
+        row = make()
+        with _memo_lock:
+            _rows[key] = row
+            if len(_rows) > MEMO_SIZE:
+                _rows.popitem(last=False)
+    return row
 
 
 def _variant_context(view: dict, names: dict, me: int) -> dict:
@@ -750,10 +794,10 @@ def format_distance(metres: float) -> str:
     return f"{round(metres / 1000)} km"
 
 
-def _safety_context(seat_rows, seats, mine, phase, near_meters=None) -> dict:
-    """Anti-collusion warnings for every seated player: seats sharing an IP address (never the
-    address itself), distances between seats that shared their location, pairs nearer than
-    SiteSettings.near_meters; and my own frozen / location state."""
+def _safety_shared(seat_rows, seats, phase, near_meters=None) -> dict:
+    """Anti-collusion warnings, the same for every seated player: seats sharing an IP address
+    (never the address itself), distances between seats that shared their location, pairs nearer
+    than SiteSettings.near_meters. (Each player's own frozen / location state: seat_context.)"""
     label = {s["position"]: f"{s['wind']} {s['name']}" if s["wind"] else s["name"] for s in seats}
     sep = pgettext("list separator", "、")
     same_ip = [sep.join(label[p] for p in positions) for _ip, positions in services.same_ip_groups(seat_rows)]
@@ -768,11 +812,8 @@ def _safety_context(seat_rows, seats, mine, phase, near_meters=None) -> dict:
             distances.append({"a": label[a], "b": label[b], "text": format_distance(metres)})
             if metres < near_meters:
                 near.append(sep.join((label[a], label[b])))
-    return {
-        "same_ip": same_ip, "distances": distances, "near": near, "near_meters": near_meters,
-        "frozen": _frozen(mine.user), "located": mine.latitude is not None,
-        "can_locate": phase not in (FINISHED, DISSOLVED),
-    }
+    return {"same_ip": same_ip, "distances": distances, "near": near, "near_meters": near_meters,
+            "can_locate": phase not in (FINISHED, DISSOLVED)}
 
 
 def _result_context(view, seats, room, hand):
@@ -819,6 +860,7 @@ def _result_context(view, seats, room, hand):
 
 MEMO_SIZE = 8192  # rendered partials per process (least recently used first out)
 _memo: OrderedDict = OrderedDict()
+_rows: OrderedDict = OrderedDict()  # (lang, tiles as JSON) -> a hand's HTML when it cannot discard
 _memo_lock = threading.Lock()
 
 

@@ -96,8 +96,13 @@ def test_the_snapshot_reads_are_the_orms(playing):
     assert columns(table._HAND.first(hand.pk)) == columns(Hand.objects.get(pk=hand.pk))
     assert table._HAND.first(hand.pk + 10_000) is None
     orm = list(HandEvent.objects.filter(hand=hand).order_by("-seq").only("action", "events", "auto", "seq")[:12])
-    got = table._RECENT_ROWS.all(hand.pk)
+    got = table._RECENT_ROWS.all(hand.pk, hand.version)
     assert [loaded(e) for e in got] == [loaded(e) for e in orm] and len(got) == 9
+    assert [e.seq for e in table._RECENT_ROWS.all(hand.pk, 5)] == [5, 4, 3, 2, 1]
+    between = table._NEWER_ROWS.all(hand.pk, 3, 7)
+    assert [loaded(e) for e in between] == [loaded(e) for e in HandEvent.objects.filter(
+        hand=hand, seq__gt=3, seq__lte=7).order_by("-seq").only("action", "events", "auto", "seq")]
+    assert [e.seq for e in between] == [7, 6, 5, 4]
     newer = handstate._NEWER_EVENTS.all(hand.pk, 3, 7)
     assert [columns(e) for e in newer] == [columns(e) for e in HandEvent.objects.filter(
         hand=hand, seq__gt=3, seq__lte=7).order_by("seq")]

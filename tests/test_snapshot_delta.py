@@ -95,6 +95,35 @@ def test_a_moved_snapshot_equals_a_fresh_read_at_every_move(settings, announced)
     assert moved > 20
 
 
+def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(settings, announced):
+    """As a process serving the room does: each snapshot is brought forward from the one before
+    (the log's newest rows read on top of the ones it kept), never read afresh."""
+    settings.GAME_SEED_BASE = "snapshot-delta-chain"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    rng = random.Random(11)
+    hand = Hand.objects.get(game__room=room, number=1)
+    table.clear_caches()
+    table.room_snapshot(room.pk)
+    moved = 0
+    while True:
+        announced.clear()
+        play_one(hand, users, rng)
+        version, hand_move = announced[-1]
+        hand.refresh_from_db()
+        if hand_move is None:
+            break
+        with CaptureQueriesContext(connection) as queries:
+            advanced = table.room_snapshot(room.pk, at_least=version, hand_move=hand_move)
+        assert not any("games_seat" in q["sql"] for q in queries.captured_queries)
+        same(advanced, table._build_snapshot(room.pk))
+        assert len(advanced.moves) == min(hand.version, table.RECENT)
+        moved += 1
+    assert moved > 20
+
+
 def test_a_snapshot_not_just_before_is_read_in_full(settings, announced):
     settings.GAME_SEED_BASE = "snapshot-delta-gap"
     room, _ = make_room(players=4, length=4)
