@@ -57,6 +57,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
+sys.path.insert(0, str(BASE_DIR / "bench"))
+
+import machine as bench_machine  # noqa: E402  (bench/machine.py)
 
 # BENCH_CHANNEL_LAYER=redis-list measures the list layer instead of the default pub/sub layer.
 LOOPBACK = {"127.0.0.1", "localhost", "::1", ""}
@@ -866,6 +869,7 @@ def main(argv=None):
     if not 0 <= args.redis_db <= 13:
         parser.error("--redis-db must be 0..13")
 
+    machine = bench_machine.line()  # measured before the stack starts: the machine idle
     stack = Stack(args)
     previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
@@ -880,6 +884,7 @@ def main(argv=None):
             f"{args.tables} table(s) of 4 users")
         stats = asyncio.run(drive(args, stack, users))
         report(args, stack, stats)
+        print(f"  {machine}")
     except KeyboardInterrupt:
         log("interrupted")
         return 1

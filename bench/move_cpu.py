@@ -40,6 +40,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 sys.path.insert(0, str(BASE_DIR / "bench"))
 
+import machine as bench_machine  # noqa: E402  (bench/machine.py)
+
 _tmp = tempfile.mkdtemp(prefix="bench-move-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mahjong_site.settings")
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{os.path.join(_tmp, 'db.sqlite3')}")
@@ -347,6 +349,7 @@ def main(argv=None):
 
     cpu = sorted(ms(s.cpu) for s in samples)
     print("Server CPU per move (bench/move_cpu.py): one move + the four seats rendered")
+    print(f"  {bench_machine.line()}")
     print(f"  database: {connection.vendor}, CONN_MAX_AGE={settings.DATABASES['default'].get('CONN_MAX_AGE')}, "
           f"DEBUG {'on' if settings.DEBUG else 'off'}; Python {sys.version.split()[0]}; {len(samples)} moves")
     print(f"  CPU per move   median {statistics.median(cpu):6.2f} ms   mean {statistics.fmean(cpu):6.2f} ms   "
