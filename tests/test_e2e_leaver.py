@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from tests.test_e2e_browser import (CHROMIUM, DESKTOP, LAUNCH_ARGS, OUTPUT, PHONE, click_if_visible,
+from tests.test_e2e_browser import (CHROMIUM, click_when_shown, DESKTOP, LAUNCH_ARGS, OUTPUT, PHONE, click_if_visible,
                                     discard_by_policy, real_stack, sign_up, sync_playwright, wait_connected)
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
@@ -139,7 +139,7 @@ def test_a_player_who_closes_the_browser_does_not_stop_the_game(stack):
                                      "n => document.querySelector('#seats').textContent.includes(n + '昵称'))",
                                      timeout=10000)
             for pg in pages.values():
-                assert click_if_visible(pg, "#actions button.primary.big"), "no 准备 button"
+                assert click_when_shown(pg, "#actions button.primary.big"), "no 准备 button"
             for pg in pages.values():
                 pg.wait_for_selector("#hand .my-hand", timeout=15000)
             log(t0, f"room {room_id}: hand 1 dealt")
@@ -211,7 +211,7 @@ def test_a_player_who_closes_the_browser_does_not_stop_the_game(stack):
                     st = state_of(pg)
                     assert st.get("phase") == "playing" and st.get("auto_off"), st
                     assert pg.locator("#table .player.side-bottom .name").inner_text() == f"player{LEAVER}昵称"
-                    assert click_if_visible(pg, "#actions .auto-banner button.primary"), "no 取消托管 button"
+                    assert click_when_shown(pg, "#actions .auto-banner button.primary"), "no 取消托管 button"
                     pg.wait_for_function("() => !document.querySelector('#actions .auto-banner')", timeout=10000)
                     contexts[LEAVER], pages[LEAVER] = ctx, pg
                     active.add(LEAVER)

@@ -25,7 +25,7 @@ import pytest
 
 from games.engine.tiles import face_name, parse_tile
 from tests.e2e_policy import choose_discard
-from tests.test_e2e_browser import (CHROMIUM, LAUNCH_ARGS, OUTPUT, click_if_visible, real_stack, sign_up,
+from tests.test_e2e_browser import (CHROMIUM, click_when_shown, LAUNCH_ARGS, OUTPUT, click_if_visible, real_stack, sign_up,
                                     sync_playwright, wait_connected)
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
@@ -204,7 +204,7 @@ def play_table(pages, prefix, sizes, output, problems):
     shoot_all_sizes(pages[0], f"{prefix}waiting", 0, sizes)
     before = [chip(pg) for pg in pages]
     for pg in pages:
-        assert click_if_visible(pg, "#actions button.primary.big"), "no Ready button"
+        assert click_when_shown(pg, "#actions button.primary.big"), "no Ready button"
     for pg in pages:
         pg.wait_for_selector("#room.in-hand #hand .my-hand", timeout=15000)
     shot, step = set(), 0

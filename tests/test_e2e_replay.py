@@ -119,6 +119,8 @@ def test_a_replay_stepped_through_on_a_phone_and_with_the_keyboard(server, tmp_p
             # the game's history page on a phone
             desk.set_viewport_size(PHONE_360)
             desk.goto(f"{base}/history/{data['game']}/")
+            desk.evaluate("() => document.fonts.ready.then(() => true)")  # measured in its own fonts
+            desk.wait_for_timeout(300)  # and laid out again at the new size
             assert "合计" in desk.locator("table.hist-table").inner_text()
             assert desk.evaluate("() => document.documentElement.scrollWidth") <= PHONE_360["width"]
             desk.screenshot(path=str(OUTPUT / "history-phone.png"), full_page=True)

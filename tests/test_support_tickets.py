@@ -214,6 +214,12 @@ def test_the_link_without_a_hand_attaches_the_rooms_current_hand(client, guest, 
     assert response.context["form"]["hand"].value() == hand.pk
 
 
+def select_of(html, name):
+    """The <select name=…> element of the page ("" if there is none)."""
+    m = re.search(r'<select[^>]*name="%s"[^>]*>.*?</select>' % re.escape(name), html, re.S)
+    return m.group(0) if m else ""
+
+
 @pytest.mark.parametrize("query", ["room={room}", "room={room}&hand={hand}", "hand={hand}", "room=xyz",
                                    "room={mine}&hand={hand}"])
 def test_a_link_with_a_room_or_hand_of_others_attaches_nothing(client, host, played, elsewhere, query):
@@ -225,7 +231,11 @@ def test_a_link_with_a_room_or_hand_of_others_attaches_nothing(client, host, pla
     assert 'data-state="attach-refused"' in html
     form = response.context["form"]
     assert form["room"].value() is None and form["hand"].value() is None
-    assert f'<option value="{other_room.pk}"' not in html and f'<option value="{other_hand.pk}"' not in html
+    # neither is offered in its own list (a room's and a hand's ids may be the same number)
+    assert select_of(html, "room")  # the player's own rooms are offered (a hand only with its room)
+    assert f'<option value="{other_room.pk}"' not in select_of(html, "room")
+    assert f'<option value="{other_hand.pk}"' not in select_of(html, "hand")
+    assert not re.search(r'name="hand"[^>]*value="%d"' % other_hand.pk, html)
 
 
 def test_a_player_never_sees_another_players_ticket(client, host, guest, outsider, cs):
