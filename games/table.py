@@ -969,12 +969,16 @@ TABLE_PARTS = {
 
 def render_fragment(name: str, ctx: dict) -> str:
     """One fragment (partial `name` of room.html) of this seat's context, for an out-of-band swap."""
+    if name == "hand" and ctx.get("phase") == PLAYING and not ctx.get("hint") and not ctx.get("spectator"):
+        return _playing_hand(ctx)
     reduce = FRAGMENT_CONTEXT.get(name)
     small = reduce(ctx) if reduce is not None else None
     if small is None:
         if name == "table" and ctx.get("phase") == PLAYING and ctx.get("view") is not None:
             parts = {key: render_memo(f"{TEMPLATE}#{partial}", small_ctx(ctx))
-                     for key, (partial, small_ctx) in TABLE_PARTS.items()}
+                     for key, (partial, small_ctx) in TABLE_PARTS.items() if key != "bar_html" or ctx.get("trad")}
+            if "bar_html" not in parts:
+                parts["bar_html"] = _table_bar(ctx)
             return _playing_table(ctx, parts["top_html"], parts["bar_html"])
         return render_to_string(f"{TEMPLATE}#{name}", {**ctx, "oob": True})
     return render_memo(f"{TEMPLATE}#{name}", {**small, "oob": True})
@@ -1006,6 +1010,96 @@ def _playing_table(ctx: dict, top_html: str, bar_html: str) -> str:
         f'\n<section id="table" class="table seats-{escape(ctx["room"].players)}{claiming}" hx-swap-oob="true">\n'
         f'\n  {top_html}\n  <div class="felt">\n  {others}\n    {bar_html}\n  '
         f'\n    {player(ctx["mine"], "bottom")}\n  \n  </div>\n\n</section>\n')
+
+
+def _playing_hand(ctx: dict) -> str:
+    """room.html's `hand` partial while a hand is played (no 提示 shown), out of band, put together
+    here: the hand of the seat to play is new at every version (its buttons carry it), and the
+    template took longer than the tiles. tests/test_table_render.py checks it is the partial's HTML."""
+    out = [f'\n<section id="hand" class="hand-area" hx-swap-oob="true">\n\n  \n  \n  '
+           f'<div class="my-hand{" can-discard" if ctx["can_discard"] else ""}" '
+           f'style="--n: {len(ctx["hand_tiles"])}; --half: {escape(ctx["hand_half"])}" aria-label="{escape(_("你的手牌"))}">\n'
+           f'    {escape(ctx["hand_row_html"])}\n    <span class="drawn-slot">{escape(ctx["drawn_html"])}</span>\n  </div>\n  ']
+    if ctx["can_discard"]:
+        out.append(f'<div class="discard-row"><p class="hint">{escape(_("点一张牌抬起，再点一次或按“出牌”打出。金框的是财神。"))}')
+        if ctx.get("locked_tiles"):
+            out.append(f' {escape(_("灰色的牌这一手不能打（规则限制）。"))}')
+        out.append(f'</p><button type="button" class="act act-discard" data-discard-raised disabled>{escape(_("出牌"))}</button></div>')
+    out.append("\n\n</section>\n")
+    return mark_safe("".join(out))
+
+
+def _bar_head(view: dict, info: dict | None) -> str:
+    """The table bar's first item (跳牌 and 财神, or the wild faces): the same all hand long."""
+    if view.get("indicator"):
+        return (f'<div class="bar-item indicator"><span class="k">{escape(_("跳牌"))}</span>{tile(view["indicator"])}'
+                f'<span class="k">{escape(_("财神"))}</span><b class="wild-face">{escape((view.get("wild") or {}).get("label", ""))}</b></div>'
+                "\n      ")  # the template's line break before its {% else %}
+    out = [f'<div class="bar-item indicator wild-faces"><span class="k">{escape(_("财神"))}</span>']
+    wilds = view.get("wilds")
+    if wilds:
+        out.extend(tile(w) for w in wilds)
+        out.append(f'<b class="wild-face">{"、".join(str(escape(w["label"])) for w in wilds)}</b>')
+    elif (info or {}).get("wild_count") == 0:
+        out.append(f'<b class="wild-face">{escape(_("无财"))}</b>')
+    else:
+        out.append(f'<b class="wild-face pending">{escape(_("定包后翻出"))}</b>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def _table_bar(ctx: dict) -> str:
+    """room.html's `table-bar` partial (not traditional Taizhou's: its own include), put together
+    here: its wall count, deadline and last move are new at every version for every seat.
+    tests/test_table_render.py checks the table it sits in is the partial's HTML."""
+    view = ctx["view"]
+    buttons, claiming = ctx.get("buttons"), ctx.get("claiming")
+    out = ['\n    <div class="center table-bar">\n      ', _bar_head(view, ctx.get("info")),
+           f'\n      <div class="bar-item"><span class="k">{escape(_("余牌"))}</span>'
+           f'<b class="wall-count">{escape(view.get("wall_count", ""))}</b></div>\n      \n'
+           f'      <div class="bar-item turn{" mine" if ctx.get("my_turn") or buttons else ""}">\n        ']
+    decision = ctx.get("decision") or {}
+    if ctx.get("deciding"):  # (each branch but the last ends in the template's line break)
+        if decision.get("asked_me"):
+            out.append(_("请选择：%(q)s") % {"q": escape(decision.get("label", ""))})
+        else:
+            names = "、".join(str(escape(n)) for n in decision.get("waiting") or ())
+            out.append(_("等待 %(names)s 选择%(q)s") % {"names": names, "q": escape(decision.get("label", ""))})
+        out.append("\n        ")
+    elif claiming:
+        out.append(str(escape(ctx.get("claim_prompt", ""))) if buttons else str(escape(_("等待其他玩家吃碰胡"))))
+        out.append("\n        ")
+    elif ctx.get("my_turn"):
+        out.append(str(escape(_("轮到你出牌"))) + "\n        ")
+    else:
+        out.append(_("%(name)s 出牌中") % {"name": escape(ctx.get("turn_name", ""))})
+    out.append("\n        ")
+    if ctx.get("deadline"):
+        out.append(f'<span class="countdown" data-deadline="{escape(ctx["deadline"])}" title="{escape(_("剩余秒数"))}"></span>')
+    out.append("\n      </div>\n      ")
+    if claiming and view.get("last_discard"):
+        robbing = ctx.get("robbing")
+        out.append(f'\n      <div class="claim-banner{" robbing" if robbing else ""}">')
+        name = escape(ctx.get("discarder", ""))
+        if robbing:
+            out.append(f'{_("%(name)s 加杠") % {"name": name}} {tile(view["last_discard"], "big")} '
+                       f'<span class="badge">{escape(_("可以抢杠胡"))}</span>')
+        else:
+            out.append(f'{_("%(name)s 打出") % {"name": name}} {tile(view["last_discard"], "big")}')
+        out.append("</div>\n      ")
+    out.append("\n      ")
+    last = ctx.get("last_move")
+    if last:
+        out.append(f'<p class="last-move">{escape(_("上一步："))}')
+        if last.get("text"):
+            out.append(str(escape(last["text"])))
+        else:
+            out.append(f'{escape(last.get("name", ""))} {escape(last.get("verb", ""))} {escape(last.get("tile", ""))}')
+            if last.get("auto"):
+                out.append(f' <span class="badge timeout">{escape(_("超时自动"))}</span>')
+        out.append("</p>")
+    out.append("\n    </div>\n")
+    return mark_safe("".join(out))
 
 
 def render_fragments(ctx: dict) -> dict:
