@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # More workers than cores: many tests wait on real processes and timers (tests/conftest.py orders
-# them, longest first, and keeps the browser tests to two queues: --dist loadgroup).
+# them, longest first, and keeps the browser tests to one queue: --dist loadgroup).
 PYTEST_WORKERS ?= 4
 
 .PHONY: run test bench venv migrate
