@@ -7,8 +7,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# More workers than cores: many tests wait on real processes and timers (tests/conftest.py orders
-# them, longest first, and keeps the browser tests to one queue: --dist loadgroup).
+# More workers than cores: many tests wait on real processes and timers.
 PYTEST_WORKERS ?= 4
 
 .PHONY: run test bench venv migrate
@@ -32,7 +31,7 @@ run: migrate
 	exec $(PY) -m mahjong_site.devserver
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/engine.py

@@ -37,38 +37,10 @@ import pytest  # noqa: E402
 ENGINE_ONLY = re.compile(r"test_(\w+_)?(simulation|properties|engine)\.py$")
 
 
-# The browser tests (each a whole stack and a Chromium with up to four pages) in one queue: under
-# `--dist loadgroup` (make test) they run one after another on one worker while the other workers
-# take everything else, longest first. Two or more side by side on a small 2-core machine ran
-# their games' timers out and missed buttons (CI of 2026-12-02: 6 and 7 of them failed so).
-BROWSER_GROUPS = {name: "browser" for name in (
-    "test_e2e_leaver.py", "test_e2e_phone.py", "test_e2e_location.py", "test_e2e_practice.py", "test_e2e_replay.py",
-    "test_e2e_browser.py", "test_e2e_taizhou_trad.py", "test_e2e_wenzhou.py", "test_e2e_zhuji.py",
-    "test_e2e_spectator.py")}
-# Long tests, started first so that the short ones fill in beside them rather than wait at the end.
-LONG_MODULES = ("test_faults.py", "test_idle_sockets.py", "test_no_leak.py", "test_wenzhou_properties.py",
-                "test_healthz.py", "test_nginx_proxy.py", "test_attention.py", "test_devserver.py",
-                "test_sqlite_concurrency.py", "test_spectators.py", "test_zhuji_room.py")
-
-
-def pytest_itemcollected(item):
-    """A browser test's queue (BROWSER_GROUPS), marked before xdist reads the marks."""
-    group = BROWSER_GROUPS.get(os.path.basename(str(item.fspath)))
-    if group:
-        item.add_marker(pytest.mark.xdist_group(group))
-
-
-@pytest.hookimpl(trylast=True)  # after pytest-django's own reordering
 def pytest_collection_modifyitems(config, items):
-    """The workers' order (LONG_MODULES first); then CI's second pass (DATABASE_URL on PostgreSQL)
-    leaves out what it would only repeat: tests that start their own stack on their own SQLite file
-    (`own_sqlite`) and the pure-engine modules (ENGINE_ONLY: simulations, properties, engine
-    tables), which touch neither database nor Redis."""
-    def rank(item):
-        name = os.path.basename(str(item.fspath))
-        return LONG_MODULES.index(name) if name in LONG_MODULES else len(LONG_MODULES)
-
-    items.sort(key=rank)  # stable: the same order on every worker
+    """CI's second pass (DATABASE_URL on PostgreSQL) leaves out what it would only repeat: tests
+    that start their own stack on their own SQLite file (`own_sqlite`) and the pure-engine modules
+    (ENGINE_ONLY: simulations, properties, engine tables), which touch neither database nor Redis."""
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         return
     skip = pytest.mark.skip(reason="own stack on its own SQLite file: run in the embedded pass")
