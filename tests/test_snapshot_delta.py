@@ -49,6 +49,15 @@ def same(a, b):
     assert [{f: getattr(s, f) for f in seat} for s in a.seat_rows] == [{f: getattr(s, f) for f in seat} for s in b.seat_rows]
 
 
+def dealt_room():
+    """A four-player room, everyone ready: hand 1 dealt. (room, {position: user})"""
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    for user in users.values():
+        services.set_ready(user, room.pk)
+    return room, users
+
+
 def _waiting(state):
     return engine.waiting_player(state)
 
@@ -64,10 +73,7 @@ def play_one(hand, users, rng):
 
 def test_a_moved_snapshot_equals_a_fresh_read_at_every_move(settings, announced):
     settings.GAME_SEED_BASE = "snapshot-delta"
-    room, _ = make_room(players=4, length=4)
-    users = users_by_position(room)
-    for user in users.values():
-        services.set_ready(user, room.pk)
+    room, users = dealt_room()
     rng = random.Random(5)
     moved = 0
     hand = Hand.objects.get(game__room=room, number=1)
@@ -99,10 +105,7 @@ def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(sett
     """As a process serving the room does: each snapshot is brought forward from the one before
     (the log's newest rows read on top of the ones it kept), never read afresh."""
     settings.GAME_SEED_BASE = "snapshot-delta-chain"
-    room, _ = make_room(players=4, length=4)
-    users = users_by_position(room)
-    for user in users.values():
-        services.set_ready(user, room.pk)
+    room, users = dealt_room()
     rng = random.Random(11)
     hand = Hand.objects.get(game__room=room, number=1)
     table.clear_caches()
@@ -126,10 +129,7 @@ def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(sett
 
 def test_a_snapshot_not_just_before_is_read_in_full(settings, announced):
     settings.GAME_SEED_BASE = "snapshot-delta-gap"
-    room, _ = make_room(players=4, length=4)
-    users = users_by_position(room)
-    for user in users.values():
-        services.set_ready(user, room.pk)
+    room, users = dealt_room()
     hand = Hand.objects.get(game__room=room, number=1)
     rng = random.Random(1)
     table.clear_caches()
@@ -148,10 +148,7 @@ def test_a_snapshot_not_just_before_is_read_in_full(settings, announced):
 def test_changes_beside_a_move_are_announced_in_full(settings, announced):
     settings.GAME_SEED_BASE = "snapshot-delta-other"
     settings.BOT_DELAY_SECONDS = 0
-    room, _ = make_room(players=4, length=4)
-    users = users_by_position(room)
-    for user in users.values():
-        services.set_ready(user, room.pk)
+    room, users = dealt_room()
     assert all(m is None for _v, m in announced)  # readiness and the deal
     announced.clear()
     hand = Hand.objects.get(game__room=room, number=1)
