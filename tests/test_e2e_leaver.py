@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from tests.test_e2e_browser import (CHROMIUM, click_when_shown, DESKTOP, LAUNCH_ARGS, OUTPUT, PHONE, click_if_visible,
+from tests.test_e2e_browser import (CHROMIUM, click_when_shown, press_ready, DESKTOP, LAUNCH_ARGS, OUTPUT, PHONE, click_if_visible,
                                     discard_by_policy, real_stack, sign_up, sync_playwright, wait_connected)
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
@@ -138,8 +138,7 @@ def test_a_player_who_closes_the_browser_does_not_stop_the_game(stack):
                 pg.wait_for_function("() => ['player0','player1','player2','player3'].every("
                                      "n => document.querySelector('#seats').textContent.includes(n + '昵称'))",
                                      timeout=10000)
-            for pg in pages.values():
-                assert click_when_shown(pg, "#actions button.primary.big"), "no 准备 button"
+            press_ready(list(pages.values()))
             for pg in pages.values():
                 pg.wait_for_selector("#hand .my-hand", timeout=15000)
             log(t0, f"room {room_id}: hand 1 dealt")

@@ -25,7 +25,7 @@ import pytest
 
 from games.engine.tiles import face_name, parse_tile
 from tests.e2e_policy import choose_discard
-from tests.test_e2e_browser import (CHROMIUM, click_when_shown, LAUNCH_ARGS, OUTPUT, click_if_visible, real_stack, sign_up,
+from tests.test_e2e_browser import (CHROMIUM, press_ready, LAUNCH_ARGS, OUTPUT, click_if_visible, real_stack, sign_up,
                                     sync_playwright, wait_connected)
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
@@ -203,8 +203,7 @@ def play_table(pages, prefix, sizes, output, problems):
     every size. Then the header chip is checked against a reload. Returns the number of moves."""
     shoot_all_sizes(pages[0], f"{prefix}waiting", 0, sizes)
     before = [chip(pg) for pg in pages]
-    for pg in pages:
-        assert click_when_shown(pg, "#actions button.primary.big"), "no Ready button"
+    press_ready(pages)
     for pg in pages:
         pg.wait_for_selector("#room.in-hand #hand .my-hand", timeout=15000)
     shot, step = set(), 0

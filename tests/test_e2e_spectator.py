@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.test_e2e_browser import (CHROMIUM, click_when_shown, LAUNCH_ARGS, OUTPUT, click_if_visible, discard_by_policy, real_stack,
+from tests.test_e2e_browser import (CHROMIUM, press_ready, LAUNCH_ARGS, OUTPUT, click_if_visible, discard_by_policy, real_stack,
                                     sign_up, sync_playwright, wait_connected)
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
@@ -78,8 +78,7 @@ def test_a_friend_watches_two_players_on_a_phone(tmp_path):
 
                 for pg in players:
                     wait_connected(pg)
-                for pg in players:
-                    assert click_when_shown(pg, "#actions button.primary.big"), "no Ready button"
+                press_ready(players)
                 for pg in pages:
                     pg.wait_for_selector("#table .felt", timeout=15000)
                 for pg in players:

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from tests.test_e2e_browser import (CHROMIUM, click_when_shown, LAUNCH_ARGS, OUTPUT, click_if_visible, discard_by_policy, real_stack,
+from tests.test_e2e_browser import (CHROMIUM, press_ready, LAUNCH_ARGS, OUTPUT, click_if_visible, discard_by_policy, real_stack,
                                     sign_up, sync_playwright, wait_connected)
 
 PlaywrightTimeoutError = pytest.importorskip("playwright.sync_api").TimeoutError
@@ -89,8 +89,7 @@ def test_two_friends_throw_see_flowers_and_the_shengpai_warning_on_phones(tmp_pa
                 guest.wait_for_url(host.url)
                 for pg in pages:
                     wait_connected(pg)
-                for pg in pages:
-                    assert click_when_shown(pg, "#actions button.primary.big"), "no Ready button"
+                press_ready(pages)
 
                 # --- 扔弹 before the deal ---
                 for pg, other in ((host, "tt1昵称"), (guest, "tt0昵称")):

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from tests.test_e2e_browser import (CHROMIUM, click_when_shown, LAUNCH_ARGS, OUTPUT, click_if_visible, discard_by_policy, real_stack,
+from tests.test_e2e_browser import (CHROMIUM, press_ready, LAUNCH_ARGS, OUTPUT, click_if_visible, discard_by_policy, real_stack,
                                     sign_up, sync_playwright, wait_connected)
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
@@ -76,8 +76,7 @@ def test_two_friends_play_a_wenzhou_hand_on_phones(tmp_path):
                 guest.wait_for_url(host.url)
                 for pg in pages:
                     wait_connected(pg)
-                for pg in pages:
-                    assert click_when_shown(pg, "#actions button.primary.big"), "no Ready button"
+                press_ready(pages)
 
                 # --- 买底: only the dealer (the host) is asked ---
                 host.wait_for_selector("#actions #decision-prompt", timeout=15000)
