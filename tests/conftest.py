@@ -52,6 +52,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(engine_only)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's, and before it drops a PostgreSQL test database: end the sessions that the
+    socket tests' pool threads still hold (consumers.in_pool keeps a connection per thread), which
+    DROP DATABASE would refuse ("is being accessed by other users"), leaving the database behind."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """The cache (login throttling counts) is per process: start every test with it empty."""
