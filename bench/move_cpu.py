@@ -10,7 +10,8 @@ seat is rendered as the consumer's send_view does (games.table.seat_fragments), 
 the database connection handling of channels' database_sync_to_async (close_old_connections
 before and after: with CONN_MAX_AGE 0 every call opens and closes a connection). The policy is
 bench/live.py's: a win when offered, other claims passed, else the first tile offered; 准备
-between hands (not counted).
+between hands (not in the per-move figures: printed on their own line, in all and per measured
+move, with the press that deals the next hand).
 
 Printed: CPU (process time) and wall time per move with the four renders, and the breakdown per
 move: database queries (service / renders), connections opened, template renders (top-level
@@ -221,11 +222,18 @@ def render_all(room_id, seats, version=None, lang="zh", hand_move=None):
 SEAT_RENDER_MS = []  # wall time of one seat's fragments (seat_fragments through db_call)
 SHOW_SQL = set()  # --sql: the moves whose statements are printed
 SEAT_BYTES = []  # bytes one seat's socket is sent for one update (the clock + changed fragments)
+BETWEEN_HANDS_MS = []  # CPU of each 准备 press and its four renders (the last one deals the next hand)
 
 
 class Sample:
     __slots__ = ("cpu", "cpu_play", "wall", "queries_play", "queries_render", "connections", "renders", "template_renders",
                  "engine")
+
+
+def hands_dealt(room_id):
+    from games.models import Hand
+
+    return Hand.objects.filter(game__room_id=room_id).count()
 
 
 def play(room_id, seats, moves, meter, samples, profiler=None):
@@ -259,10 +267,12 @@ def play(room_id, seats, moves, meter, samples, profiler=None):
         idle = 0
         seat, (kind, message) = min(choices, key=lambda x: (rank[x[1][0]], x[0].position))
         if kind in ("ready", "auto_off"):
+            c0 = time.process_time()
             error = db_call(perform, room_id, seat.user, message)
             if error:
                 raise RuntimeError(f"{kind}: {error}")
             render_all(room_id, seats, meter.version, hand_move=meter.hand_move)
+            BETWEEN_HANDS_MS.append((1000 * (time.process_time() - c0), db_call(hands_dealt, room_id)))
             continue
         sample = Sample()
         before = (meter.connections, meter.renders, meter.template_renders, meter.engine)
@@ -338,6 +348,7 @@ def main(argv=None):
     tag = f"{int(time.time()) % 1_000_000}{os.getpid() % 1000}"
     run(args.warmup, meter, tag=tag + "w")  # templates compiled, caches warm
     SHOW_SQL.update(args.sql)
+    BETWEEN_HANDS_MS.clear()
     samples = run(args.moves, meter, tag=tag)
     SHOW_SQL.clear()
 
@@ -361,6 +372,14 @@ def main(argv=None):
           f"(service {mean('queries_play'):.1f}, renders {mean('queries_render'):.1f}); "
           f"connections opened {mean('connections'):.1f}; render_to_string {mean('renders'):.1f}, "
           f"Template.render {mean('template_renders'):.1f}; engine (apply + seat_view) {mean('engine', 1000):.2f} ms")
+    if BETWEEN_HANDS_MS:
+        # the hand-ending move is one of the moves above; the presses after it are not
+        cpu_all = sum(c for c, _n in BETWEEN_HANDS_MS)
+        dealing = [c for (c, n), (_c, before) in zip(BETWEEN_HANDS_MS[1:], BETWEEN_HANDS_MS) if n > before]
+        print(f"  between hands (not in the moves above): {len(BETWEEN_HANDS_MS)} 准备 presses with their renders, "
+              f"{cpu_all:.0f} ms CPU in all = {cpu_all / len(samples):.2f} ms per measured move; "
+              f"the press that deals, median {statistics.median(dealing) if dealing else float('nan'):.1f} ms "
+              f"({len(dealing)} deals)")
     print(f"  celery calls dropped: {meter.scheduled}")
     if SEAT_RENDER_MS:
         r = sorted(SEAT_RENDER_MS)
