@@ -60,3 +60,33 @@ def test_the_room_page_header_has_the_stable_id(client, settings):
     html = client.get(f"/room/{room.pk}/").content.decode()
     assert html.count('id="header-beans"') == 1
     assert shown_balance(html) == Wallet.objects.get(user=users[0]).balance
+
+
+def test_the_kept_chip_follows_every_ledger_entry_the_day_and_the_language(host, django_assert_num_queries):
+    """The chip is kept per wallet state (games.table.render_header_beans): a result screen's
+    every update reads one row for it; a new ledger entry shows at once, even one that leaves the
+    balance where it was (today's won and lost moved), and so does a new day limit."""
+    from django.utils import translation
+
+    from accounts import beans
+    from accounts.models import LedgerEntry, SiteSettings
+    from games import table
+
+    with translation.override("zh-hans"):
+        first = table.render_header_beans(host)
+        with django_assert_num_queries(1):  # kept: the wallet's state only
+            assert table.render_header_beans(host) == first
+        start = shown_balance(first)
+        assert "今日 +0 / −0" in first
+
+        wallet = Wallet.objects.get(user=host)
+        beans._post(wallet, 300, LedgerEntry.HAND, "t:won")
+        beans._post(wallet, -300, LedgerEntry.HAND, "t:lost")
+        moved = table.render_header_beans(host)
+        assert shown_balance(moved) == start and "今日 +300 / −300" in moved
+
+        SiteSettings.objects.update_or_create(pk=1, defaults={"day_limit": 300})
+        capped = table.render_header_beans(host)
+        assert "at-limit" in capped and "at-limit" not in moved
+    with translation.override("en"):
+        assert table.render_header_beans(host) != capped  # the English chip is its own
