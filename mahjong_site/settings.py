@@ -188,6 +188,10 @@ def channel_layers_for(kind, redis_url):
                     "pool_timeout": 10,
                     "retries": 2,
                 }]},
+                # the names' prefix in Redis: processes that share a Redis server but not a
+                # database (each pytest-xdist worker, tests/conftest.py) must not hear each
+                # other's rooms, whose ids are the same numbers
+                "prefix": env_str("CHANNEL_PREFIX", "asgi"),
             }
         }
     raise ImproperlyConfigured(f"CHANNEL_LAYER={kind!r}: use 'redis', 'redis-list' or 'memory'")

@@ -19,6 +19,12 @@ if "CHANNEL_LAYER" not in os.environ:
     os.environ["CHANNEL_LAYER"] = "memory"
     settings.CHANNEL_LAYER = "memory"
     settings.CHANNEL_LAYERS = channel_layers_for("memory", settings.REDIS_URL)
+elif os.environ.get("PYTEST_XDIST_WORKER") and "CHANNEL_PREFIX" not in os.environ:
+    # Redis: the workers share the server, each with a database of its own whose rooms have the
+    # same ids as the others'; without a prefix each, a socket of one worker's room 5 heard
+    # another worker's room 5 (an unexpected update, a version it would then wait past)
+    os.environ["CHANNEL_PREFIX"] = f"asgi-{os.environ['PYTEST_XDIST_WORKER']}"
+    settings.CHANNEL_LAYERS = channel_layers_for(os.environ["CHANNEL_LAYER"], settings.REDIS_URL)
 
 # Timeouts are scheduled with Celery after each action; in tests they run eagerly (a task whose
 # deadline has not passed does nothing), unless a test starts a real worker.
