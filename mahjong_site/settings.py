@@ -187,11 +187,11 @@ def channel_layers_for(kind, redis_url):
                     "max_connections": env_int("REDIS_MAX_CONNECTIONS", 50),
                     "pool_timeout": 10,
                     "retries": 2,
-                }]},
-                # the names' prefix in Redis: processes that share a Redis server but not a
-                # database (each pytest-xdist worker, tests/conftest.py) must not hear each
-                # other's rooms, whose ids are the same numbers
-                "prefix": env_str("CHANNEL_PREFIX", "asgi"),
+                }],
+                    # the names' prefix in Redis: processes that share a Redis server but not a
+                    # database (each pytest-xdist worker, tests/conftest.py) must not hear each
+                    # other's rooms, whose ids are the same numbers
+                    "prefix": env_str("CHANNEL_PREFIX", "asgi")},
             }
         }
     raise ImproperlyConfigured(f"CHANNEL_LAYER={kind!r}: use 'redis', 'redis-list' or 'memory'")
