@@ -39,6 +39,7 @@ from decimal import Decimal
 import orjson
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection
+from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_migrate
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
@@ -50,6 +51,7 @@ from django.utils.html import conditional_escape as escape
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
 
+from accounts.models import LedgerEntry, SiteSettings, Wallet
 from games import hand_result, presence, services, trad_table
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import fixed_url, rules_url, unit_label
@@ -1112,17 +1114,10 @@ def render_fragments(ctx: dict) -> dict:
 SETTLED_PHASES = (RESULT, FINISHED, DISSOLVED)
 
 
-def _wallet_key_query():
-    from django.db.models import OuterRef, Subquery
-
-    from accounts.models import LedgerEntry, SiteSettings, Wallet
-
-    return Prepared(lambda user_id: Wallet.objects.filter(user_id=user_id).annotate(
-        chip_day_limit=Subquery(SiteSettings.objects.filter(pk=1).values("day_limit")[:1]),
-        chip_last_entry=Subquery(LedgerEntry.objects.filter(wallet=OuterRef("pk")).order_by("-pk").values("pk")[:1])))
-
-
-_WALLET_KEY = None
+# what the header's 金豆 chip shows depends on (render_header_beans): one read
+_WALLET_KEY = Prepared(lambda user_id: Wallet.objects.filter(user_id=user_id).annotate(
+    chip_day_limit=Subquery(SiteSettings.objects.filter(pk=1).values("day_limit")[:1]),
+    chip_last_entry=Subquery(LedgerEntry.objects.filter(wallet=OuterRef("pk")).order_by("-pk").values("pk")[:1])))
 
 
 def render_header_beans(user) -> str:
@@ -1135,9 +1130,6 @@ def render_header_beans(user) -> str:
     from accounts import beans
     from accounts.context_processors import header_beans
 
-    global _WALLET_KEY
-    if _WALLET_KEY is None:
-        _WALLET_KEY = _wallet_key_query()
     ctx = {"header_beans": SimpleLazyObject(lambda: header_beans(user)), "oob": True}
     wallet = _WALLET_KEY.first(user.pk)
     if wallet is None:  # no wallet yet: header_beans makes it (and its grant)
