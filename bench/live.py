@@ -279,7 +279,7 @@ class Stack:
             profile = [] if not args.profile_daphne else ["-m", "cProfile", "-o", f"{args.profile_daphne}.{i}"]
             # as deploy/ runs it: a listen backlog for connection bursts (twisted's default is 50)
             endpoint = f"tcp:port={port}:interface=127.0.0.1:backlog={args.backlog}"
-            proc = self.start(f"daphne {i}", [python, *profile, "-m", "daphne", "-e", endpoint, "--access-log",
+            proc = self.start(f"daphne {i}", [python, *profile, "-m", "mahjong_site.serve", "-e", endpoint, "--access-log",
                                                "/dev/null", "mahjong_site.asgi:application"], env)
             self.ports.append((port, proc))
         self.start("celery worker", [python, "-m", "celery", "-A", "mahjong_site", "worker", "--pool=solo",

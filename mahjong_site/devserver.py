@@ -222,7 +222,7 @@ def main():
         celery_log = f"--loglevel={os.environ.get('CELERY_LOG_LEVEL', 'warning')}"
         daphne = supervisor.start(
             "daphne",
-            [python, "-m", "daphne", "-b", host, "-p", str(port), "mahjong_site.asgi:application"],
+            [python, "-m", "mahjong_site.serve", "-b", host, "-p", str(port), "mahjong_site.asgi:application"],
             env,
         )
         supervisor.start(

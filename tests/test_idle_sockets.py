@@ -121,7 +121,7 @@ def stack(tmp_path):
         log = tmp_path / "daphne.log"
         with open(log, "w") as out:  # it starts while the database is made: it needs it only to serve
             daphne = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "mahjong_site.asgi:application"],
+                [sys.executable, "-m", "mahjong_site.serve", "-b", "127.0.0.1", "-p", str(port), "mahjong_site.asgi:application"],
                 cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         setup = json.loads(django_run(env, code=SETUP).strip().splitlines()[-1])  # migrate, users, room
         assert wait_for_port("127.0.0.1", port, daphne, timeout=60), log.read_text()
