@@ -180,16 +180,18 @@ _HAND = Prepared(lambda pk: Hand.objects.filter(pk=pk))
 RECENT = 12
 
 
-def _recent_moves(hand: Hand, known: tuple | None = None, seen: int = 0) -> tuple:
+def _recent_moves(hand: Hand, known: tuple | None = None, seen: int = 0, newer: tuple | None = None) -> tuple:
     """(action, events, auto, seq) of the hand's last 12 log rows, newest first. known: those
     rows up to version `seen` (the log only grows): only the rows after them, up to the hand's
-    version, are read (a move committed since the hand row was read is the next version's)."""
+    version, are read (a move committed since the hand row was read is the next version's),
+    unless they are given (`newer`, newest first: the rows this process's move wrote)."""
     if known is None:
         rows = _RECENT_ROWS.all(hand.pk, hand.version)
         return tuple((row.action, row.events, row.auto, row.seq) for row in rows)
-    rows = _NEWER_ROWS.all(hand.pk, seen, hand.version)
+    if newer is None:
+        newer = tuple((row.action, row.events, row.auto, row.seq) for row in _NEWER_ROWS.all(hand.pk, seen, hand.version))
     older = tuple(m for m in known if m[3] <= seen)
-    return (tuple((row.action, row.events, row.auto, row.seq) for row in rows) + older)[:RECENT]
+    return (newer + older)[:RECENT]
 
 
 MOVE_EVENTS = ("discard", "chow", "pung", "kong", "win", "drawn_hand")  # what "last move" names
@@ -441,9 +443,15 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     """The snapshot at `version` from the one at version - 1 when that version was only a move on
     the hand in play (the room's other rows, its seats, who is online or watching: all unchanged;
     each of those changes bumps the version on its own and is announced without `hand_move`).
-    Reads the hand row and its latest log rows; None (read everything) if the hand is no longer
-    in play."""
-    hand = _HAND.first(prev.hand.pk)
+    Reads the hand row and its latest log rows — unless this process committed that move
+    (services.handstate.committed_move: the rows it wrote) — ; None (read everything) if the hand
+    is no longer in play."""
+    mine = services.handstate.committed_move(prev.room.pk, version, prev.hand.pk, prev.hand.version)
+    if mine is not None:
+        hand, newer = mine
+        hand = copy.copy(hand)  # its game is set below, per snapshot
+    else:
+        hand, newer = _HAND.first(prev.hand.pk), None
     if hand is None or hand.status != Hand.PLAYING:
         return None
     room = copy.copy(prev.room)
@@ -452,7 +460,7 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     game.room = room
     hand.game = game
     return replace(prev, key=(version, prev.key[1]), room=room, game=game, hand=hand,
-                   state=services.hand_state(hand), moves=_recent_moves(hand, prev.moves, prev.hand.version),
+                   state=services.hand_state(hand), moves=_recent_moves(hand, prev.moves, prev.hand.version, newer),
                    shared={})
 
 
@@ -465,6 +473,7 @@ def clear_caches(**kwargs):
     with _memo_lock:
         _memo.clear()
         _rows.clear()
+    services.handstate.forget_moves()
 
 
 post_migrate.connect(clear_caches, dispatch_uid="games.table.clear_caches")

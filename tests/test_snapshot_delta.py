@@ -101,9 +101,12 @@ def test_a_moved_snapshot_equals_a_fresh_read_at_every_move(settings, announced)
     assert moved > 20
 
 
-def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(settings, announced):
-    """As a process serving the room does: each snapshot is brought forward from the one before
-    (the log's newest rows read on top of the ones it kept), never read afresh."""
+@pytest.mark.parametrize("process", ["the mover's", "another"])
+def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(settings, announced, process):
+    """As a process serving the room does: each snapshot is brought forward from the one before,
+    never read afresh. The mover's process takes the hand row and log rows its move wrote
+    (services.handstate.committed_move) and reads nothing; another process reads the hand row and
+    the log's newest rows on top of the ones it kept."""
     settings.GAME_SEED_BASE = "snapshot-delta-chain"
     room, users = dealt_room()
     rng = random.Random(11)
@@ -118,9 +121,14 @@ def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(sett
         hand.refresh_from_db()
         if hand_move is None:
             break
+        if process == "another":
+            services.handstate.forget_moves()  # what another process has: nothing of this move
         with CaptureQueriesContext(connection) as queries:
             advanced = table.room_snapshot(room.pk, at_least=version, hand_move=hand_move)
-        assert not any("games_seat" in q["sql"] for q in queries.captured_queries)
+        if process == "another":
+            assert [q["sql"].split('"')[1] for q in queries.captured_queries] == ["games_hand", "games_handevent"]
+        else:
+            assert not queries.captured_queries
         same(advanced, table._build_snapshot(room.pk))
         assert len(advanced.moves) == min(hand.version, table.RECENT)
         moved += 1
@@ -164,3 +172,28 @@ def test_changes_beside_a_move_are_announced_in_full(settings, announced):
     assert hand.version > version
     assert announced and all(m is None for _v, m in announced)
     assert max(v for v, _m in announced) == Room.objects.get(pk=room.pk).version
+
+
+def test_a_move_that_does_not_commit_leaves_nothing_to_render_from(settings, announced):
+    """What a move wrote is kept for the renders only once it commits: a move rolled back (here by
+    an error after it, in the same transaction) leaves the process reading the database."""
+    from django.db import transaction
+
+    settings.GAME_SEED_BASE = "snapshot-delta-rollback"
+    room, users = dealt_room()
+    hand = Hand.objects.get(game__room=room, number=1)
+    rng = random.Random(3)
+    table.clear_caches()
+    before = table.room_snapshot(room.pk)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        play_one(hand, users, rng)
+        raise RuntimeError("after the move, before the commit")
+    assert services.handstate.committed_move(room.pk, before.key[0] + 1, hand.pk, hand.version) is None
+    assert Room.objects.get(pk=room.pk).version == before.key[0]
+    hand.refresh_from_db()
+    play_one(hand, users, random.Random(4))  # a different move takes that version for real
+    version, hand_move = announced[-1]
+    assert version == before.key[0] + 1
+    kept = services.handstate.committed_move(room.pk, version, hand.pk, hand.version)
+    assert kept is not None and [row[3] for row in kept[1]][-1] == hand.version + 1
+    same(table.room_snapshot(room.pk, at_least=version, hand_move=hand_move), table._build_snapshot(room.pk))

@@ -9,7 +9,9 @@ transaction that fails leaves nothing behind, so a version number always names o
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
+import orjson
 from django.db import transaction
 
 from games.engine import game as engine
@@ -79,6 +81,53 @@ def _put(hand_id, version, state):
         if len(_cache) > 2000:
             _cache.clear()
         _cache[hand_id] = (version, state)
+
+
+# The last committed move of each room (the mover's process only): the hand row and the log rows
+# it wrote, so that this process's snapshot of the room (games.table.room_snapshot) is brought to
+# that version without reading back what it has just written. Filled after commit only.
+_moves: OrderedDict = OrderedDict()  # room id -> (room version, Hand, ((action, events, auto, seq), ...) oldest first)
+MOVES = 1024  # rooms (least recently moved first out)
+
+
+def remember_move(room_id: int, room_version: int, hand: Hand):
+    """Once the transaction commits, keep what this move wrote: the hand row as saved and the log
+    rows `moves.append` inserted on it (`hand.appended`), as the database gives them back (JSON
+    values through a JSON round trip)."""
+    rows = tuple((orjson.loads(orjson.dumps(e.action)), orjson.loads(orjson.dumps(e.events)), e.auto, e.seq)
+                 for e in hand.__dict__.get("appended", ()))
+    names = [f.attname for f in Hand._meta.concrete_fields]
+    saved = Hand.from_db(hand._state.db, names, [getattr(hand, n) for n in names])
+    transaction.on_commit(lambda: _put_move(room_id, room_version, saved, rows))
+
+
+def _put_move(room_id, room_version, hand, rows):
+    with _cache_lock:
+        old = _moves.get(room_id)
+        if old is not None and old[0] > room_version:
+            return
+        _moves[room_id] = (room_version, hand, rows)
+        _moves.move_to_end(room_id)
+        while len(_moves) > MOVES:
+            _moves.popitem(last=False)
+
+
+def committed_move(room_id: int, room_version: int, hand_id: int, after: int):
+    """(hand, rows newest first) of the move this process committed that made the room's version
+    `room_version`, when its rows are exactly the hand's log after version `after`; else None."""
+    with _cache_lock:
+        hit = _moves.get(room_id)
+    if hit is None or hit[0] != room_version:
+        return None
+    _version, hand, rows = hit
+    if hand.pk != hand_id or [r[3] for r in rows] != list(range(after + 1, hand.version + 1)):
+        return None
+    return hand, rows[::-1]
+
+
+def forget_moves():
+    with _cache_lock:
+        _moves.clear()
 
 
 def current_hand(room: Room):

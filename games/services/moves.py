@@ -164,7 +164,9 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
 
 def append(hand: Hand, action: engine.Action, events, auto: bool):
     hand.version += 1
-    insert(HandEvent(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto))
+    row = HandEvent(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto)
+    insert(row)
+    hand.__dict__.setdefault("appended", []).append(row)  # this transaction's rows (handstate.remember_move)
 
 
 def auto_answer_claims(hand, state, room, auto: dict | None = None):
@@ -216,7 +218,10 @@ def after_change(room: Room, hand: Hand, state, auto: dict | None = None, hand_m
             hand_id, version, eta = hand.pk, hand.version, hand.deadline
             transaction.on_commit(lambda: schedule.timeout(hand_id, version, eta))
         # else: beat's sweeper acts on it once overdue (settings.TIMEOUT_TASK_SECONDS)
-    notify.bump(room, hand_move=hand.pk if hand_move and state.phase != engine.ENDED else None)
+    moved = hand_move and state.phase != engine.ENDED
+    notify.bump(room, hand_move=hand.pk if moved else None)
+    if moved:  # this process's sockets render the new version from what was written, not read back
+        handstate.remember_move(room.pk, room.version, hand)
 
 
 def timeout_task_seconds() -> float:
