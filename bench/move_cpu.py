@@ -223,7 +223,8 @@ SEAT_RENDER_MS = []  # wall time of one seat's fragments (seat_fragments through
 class Statements:
     """The SQL a block runs on `connection`, counted by an execute wrapper: not Django's debug
     cursor (CaptureQueriesContext), which on PostgreSQL also composes every statement with its
-    parameters client-side, ~0.5 ms of CPU a move that production does not spend."""
+    parameters client-side, ~0.5 ms of CPU a move that production does not spend. PostgreSQL's
+    BEGIN and COMMIT are not run on a cursor, so not counted (SQLite's BEGIN IMMEDIATE is)."""
 
     def __init__(self, connection):
         self.connection = connection
@@ -382,7 +383,7 @@ def main(argv=None):
     print(f"  wall per move  median {med('wall', 1000):6.2f} ms   mean {mean('wall', 1000):6.2f} ms")
     print(f"  CPU split (median): the move (consumers.perform -> services) {med('cpu_play', 1000):6.2f} ms, "
           f"the four renders {statistics.median((s.cpu - s.cpu_play) * 1000 for s in samples):6.2f} ms")
-    print(f"  per move (mean): SQL statements (BEGIN, COMMIT not counted) {mean('queries_play') + mean('queries_render'):.1f} "
+    print(f"  per move (mean): SQL statements run on a cursor {mean('queries_play') + mean('queries_render'):.1f} "
           f"(service {mean('queries_play'):.1f}, renders {mean('queries_render'):.1f}); "
           f"connections opened {mean('connections'):.1f}; render_to_string {mean('renders'):.1f}, "
           f"Template.render {mean('template_renders'):.1f}; engine (apply + seat_view) {mean('engine', 1000):.2f} ms")
