@@ -38,3 +38,18 @@ def test_a_view_from_the_shared_part_is_the_view_alone(variant, players):
                 assert seat_view(state, me, lang, public) == seat_view(state, me, lang)
             if state.phase != engine.ENDED:
                 assert all(p["hand"] == [] for p in public)  # nobody's concealed tiles
+
+
+def test_tile_info_is_made_once_but_handed_out_anew():
+    """tile_info keeps one dict per face, wild faces and language (a seat's view asks for ~40 tiles
+    at every move) and hands out copies: a caller extending its tile changes no other."""
+    from games.engine.view import tile_info
+
+    first = tile_info(30, (30,), "zh")
+    assert first == {"code": "4z", "label": "北", "wild": True, "honor": True, "dragon": False}
+    first["locked"] = True
+    again = tile_info(30, (30,), "zh")
+    assert again is not first and "locked" not in again
+    assert tile_info(30, None, "en") == {"code": "4z", "label": "North", "wild": False, "honor": True, "dragon": False}
+    assert tile_info(2, 2)["wild"] and tile_info(2, [5, 2])["wild"] and tile_info(2, {2})["wild"]
+    assert not tile_info(2, frozenset({5}))["wild"] and tile_info(31, ())["dragon"]

@@ -18,10 +18,19 @@ def wild_set(wild) -> tuple:
     return tuple(wild) if isinstance(wild, (tuple, frozenset, set, list)) else (wild,)
 
 
+_TILE_INFO: dict = {}  # (face, wild faces, lang) -> the dict tile_info copies; a few hundred at most
+
+
 def tile_info(face: int, wild, lang: str = "zh") -> dict:
-    """`wild`: the hand's wild face, None, or a collection of faces."""
-    return {"code": face_name(face), "label": face_label(face, lang), "wild": face in wild_set(wild),
-            "honor": face >= 27, "dragon": is_dragon(face)}
+    """`wild`: the hand's wild face, None, or a collection of faces. A new dict each time (callers
+    may extend it), copied from one made once per face, wild faces and language: a seat's view
+    shows ~40 tiles and four seats are rendered at every move."""
+    key = (face, wild if type(wild) is tuple else wild_set(wild), lang)
+    made = _TILE_INFO.get(key)
+    if made is None:
+        made = _TILE_INFO[key] = {"code": face_name(face), "label": face_label(face, lang),
+                                  "wild": face in key[1], "honor": face >= 27, "dragon": is_dragon(face)}
+    return dict(made)
 
 
 def _meld_view(meld, wild, lang, show):
