@@ -275,11 +275,12 @@ class RoomRenders:
 
     A room update reaches the room's sockets of this process within a turn or two of the event
     loop; the first to ask schedules the batch two turns on, and those asking meanwhile join it.
-    One pool thread then renders the seats one after another and hands each its fragments as
-    soon as they are ready: instead of a hop per socket (asgiref's thread hand-over, both ways)
-    and four CPU-bound renders preempting each other and the event loop for the GIL. Rooms still
-    render side by side on the pool's threads. A socket asking while its room's batch runs gets
-    the next one."""
+    One pool thread then renders the seats one after another, and the loop hands each its
+    fragments when the hop returns: one hand-over between the threads per room update, instead of
+    one per socket (asgiref's, both ways), or one per seat back to a loop that would wake to
+    send while the pool thread still renders the next seat, each waking a thread switch and a
+    contest for the GIL. Rooms still render side by side on the pool's threads. A socket asking
+    while its room's batch runs gets the next one."""
 
     def __init__(self):
         # (event loop, room id) -> [(user, lang, base_url, version, hand_move, future)]; the loop
@@ -301,38 +302,32 @@ class RoomRenders:
     def _start(self, loop, room_id):
         batch = self._waiting.pop((loop, room_id), None)
         if batch:
-            loop.create_task(self._run(loop, room_id, batch))
+            loop.create_task(self._run(room_id, batch))
 
-    async def _run(self, loop, room_id, batch):
-        def deliver(future, out, error):
+    async def _run(self, room_id, batch):
+        try:
+            results = await in_pool(_render_batch)(room_id, batch)
+        except Exception as e:  # the hop itself failed: every seat still waiting hears it
+            results = [(None, e)] * len(batch)
+        for seat, (out, error) in zip(batch, results):
+            future = seat[-1]
             if future.done():  # the socket closed meanwhile
-                return
+                continue
             if error is not None:
                 future.set_exception(error)
             else:
                 future.set_result(out)
 
-        def each(seat, out, error):
-            loop.call_soon_threadsafe(deliver, seat[-1], out, error)
 
+def _render_batch(room_id, batch) -> list:
+    """In a pool thread: every seat of the batch, in turn: [(fragments, None) or (None, error)]."""
+    results = []
+    for user, lang, base_url, version, hand_move, _future in batch:
         try:
-            await in_pool(_render_batch)(room_id, batch, each)
-        except Exception as e:  # the hop itself failed: every seat still waiting hears it
-            for seat in batch:
-                if not seat[-1].done():
-                    seat[-1].set_exception(e)
-
-
-def _render_batch(room_id, batch, each):
-    """In a pool thread: every seat of the batch, in turn; each(seat, out, error) as it is done."""
-    for seat in batch:
-        user, lang, base_url, version, hand_move, _future = seat
-        try:
-            out = _render_seat(room_id, user, lang, base_url, version, hand_move)
+            results.append((_render_seat(room_id, user, lang, base_url, version, hand_move), None))
         except Exception as e:
-            each(seat, None, e)
-        else:
-            each(seat, out, None)
+            results.append((None, e))
+    return results
 
 
 ROOM_RENDERS = RoomRenders()

@@ -21,9 +21,9 @@ def batches(monkeypatch):
     seen = []
     real = consumers._render_batch
 
-    def record(room_id, batch, each):
+    def record(room_id, batch):
         seen.append([b[0].pk for b in batch])
-        return real(room_id, batch, each)
+        return real(room_id, batch)
 
     monkeypatch.setattr(consumers, "_render_batch", record)
     return seen
