@@ -8,10 +8,10 @@ transaction that fails leaves nothing behind, so a version number always names o
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 
-import orjson
 from django.db import transaction
 
 from games.engine import game as engine
@@ -94,11 +94,16 @@ def remember_move(room_id: int, room_version: int, hand: Hand):
     """Once the transaction commits, keep what this move wrote: the hand row as saved and the log
     rows `moves.append` inserted on it (`hand.appended`), as the database gives them back (JSON
     values through a JSON round trip)."""
-    rows = tuple((orjson.loads(orjson.dumps(e.action)), orjson.loads(orjson.dumps(e.events)), e.auto, e.seq)
-                 for e in hand.__dict__.get("appended", ()))
+    rows = tuple((_as_stored(e.action), _as_stored(e.events), e.auto, e.seq) for e in hand.__dict__.get("appended", ()))
     names = [f.attname for f in Hand._meta.concrete_fields]
     saved = Hand.from_db(hand._state.db, names, [getattr(hand, n) for n in names])
     transaction.on_commit(lambda: _put_move(room_id, room_version, saved, rows))
+
+
+def _as_stored(value):
+    """A JSONField's value as reading it back gives it: json.dumps, as the field stores it (tuples
+    become lists, integer keys strings), then json.loads."""
+    return json.loads(json.dumps(value))
 
 
 def _put_move(room_id, room_version, hand, rows):
