@@ -213,6 +213,8 @@ def play_table(pages, prefix, sizes, output, problems):
             break
         moved = False
         for who, pg in enumerate(pages):
+            if pg.locator("#room.sending").count():
+                continue  # its last move is still on the way (a loaded machine): its raised tile and buttons are stale
             mine = pg.locator("#hand .my-hand.can-discard").count() or pg.locator("#actions .claim-buttons").count()
             if not mine:
                 if step >= 4 and "wait" not in shot and pg.locator("#room.in-hand").count():
