@@ -58,6 +58,15 @@ def dealt_room():
     return room, users
 
 
+def started(settings, seed):
+    """A dealt room with no snapshot kept: (room, users, hand 1, the snapshot read now)."""
+    settings.GAME_SEED_BASE = seed
+    room, users = dealt_room()
+    hand = Hand.objects.get(game__room=room, number=1)
+    table.clear_caches()
+    return room, users, hand, table.room_snapshot(room.pk)
+
+
 def _waiting(state):
     return engine.waiting_player(state)
 
@@ -136,12 +145,8 @@ def test_snapshots_moved_one_after_another_through_a_hand_equal_fresh_reads(sett
 
 
 def test_a_snapshot_not_just_before_is_read_in_full(settings, announced):
-    settings.GAME_SEED_BASE = "snapshot-delta-gap"
-    room, users = dealt_room()
-    hand = Hand.objects.get(game__room=room, number=1)
+    room, users, hand, old = started(settings, "snapshot-delta-gap")
     rng = random.Random(1)
-    table.clear_caches()
-    old = table.room_snapshot(room.pk)
     for _ in range(2):  # two moves: the cached snapshot is two versions behind
         hand.refresh_from_db()
         play_one(hand, users, rng)
@@ -179,12 +184,8 @@ def test_a_move_that_does_not_commit_leaves_nothing_to_render_from(settings, ann
     an error after it, in the same transaction) leaves the process reading the database."""
     from django.db import transaction
 
-    settings.GAME_SEED_BASE = "snapshot-delta-rollback"
-    room, users = dealt_room()
-    hand = Hand.objects.get(game__room=room, number=1)
+    room, users, hand, before = started(settings, "snapshot-delta-rollback")
     rng = random.Random(3)
-    table.clear_caches()
-    before = table.room_snapshot(room.pk)
     with pytest.raises(RuntimeError), transaction.atomic():
         play_one(hand, users, rng)
         raise RuntimeError("after the move, before the commit")
