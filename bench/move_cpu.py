@@ -220,6 +220,8 @@ def render_all(room_id, seats, version=None, lang="zh", hand_move=None):
 
 
 SEAT_RENDER_MS = []  # wall time of one seat's fragments (seat_fragments through db_call)
+
+
 class Statements:
     """The SQL a block runs on `connection`, counted by an execute wrapper: not Django's debug
     cursor (CaptureQueriesContext), which on PostgreSQL also composes every statement with its
@@ -316,6 +318,10 @@ def play(room_id, seats, moves, meter, samples, profiler=None):
             for q in q_render.sql:
                 print("   ", q[:200])
         sample.cpu, sample.wall = time.process_time() - c0, time.perf_counter() - w0
+        if profiler:
+            profiler.disable()
+        if error:
+            raise RuntimeError(f"{kind} {message}: {error}")
         sample.queries_play, sample.queries_render = n_play, n_render
         sample.connections = meter.connections - before[0]
         sample.renders = meter.renders - before[1]
