@@ -6,7 +6,9 @@
 
 Plays seeded hands (GAME_SEED_BASE) the way the server does for socket clients: each move goes
 through the consumer's entry point (games.consumers.perform_deferred -> games.services), then every
-seat is rendered as the consumer's send_view does (games.table.seat_fragments), each call with
+seat is rendered as the consumer does (games.table.seat_fragments: in the move's own hop for the
+sockets of the mover's process, games.consumers.perform_and_render; here a call of its own, so that
+the two are timed apart), each call with
 the database connection handling of channels' database_sync_to_async (close_old_connections
 before and after: with CONN_MAX_AGE 0 every call opens and closes a connection). The policy is
 bench/live.py's: a win when offered, other claims passed, else the first tile offered; 准备

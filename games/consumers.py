@@ -4,7 +4,10 @@ Flow (shared/design/architecture.md): a browser message is parsed here into one 
 (games/services.py, run in a thread); the service saves, bumps the room version and, after commit,
 sends {"type": "room.updated", "version": n} to the room's group. Every socket of the room then
 renders ITS OWN seat's view (games/table.py: seat_view only) and sends the id'd fragments that
-changed, as out-of-band swaps. On (re)connect the socket sends the full view.
+changed, as out-of-band swaps. On (re)connect the socket sends the full view. The room's sockets
+of the process whose socket sent the move are rendered in the move's own thread hop, from the rows
+it wrote, before the group hears of it (perform_and_render); the room.updated they then hear is at a
+version they already have.
 
 Messages from the browser are JSON objects (htmx-ext-ws sends the sending element's values plus
 a HEADERS key, which is ignored):
@@ -138,6 +141,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         self.joined = True
         self.grouped_at = self.touched_at = time.monotonic()
         await self.accept()
+        ROOM_RENDERS.add(self)
         self.present = await in_pool(presence.socket_opened)(self.user, self.room_id, self.channel_name)
         try:
             await in_pool(services.record_presence)(self.user, self.room_id, scope_ip(self.scope))
@@ -146,6 +150,7 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         await self.send_view(full=True)
 
     async def disconnect(self, code):
+        ROOM_RENDERS.discard(self)
         if getattr(self, "joined", False):
             self.joined = False
             try:
@@ -181,7 +186,15 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
         await self.receive_json(content)
 
     async def receive_json(self, content, **kwargs):
-        error, sends = await in_pool(perform_deferred)(self.room_id, self.user, content, self.lang)
+        # the room's sockets of this process are rendered in the move's own thread hop, from what the
+        # move wrote (RoomRenders.local_seats); the group hears the version as before (other
+        # processes, watchers), and these sockets, already at that version, skip it
+        local = ROOM_RENDERS.local_seats(self)
+        error, sends, rendered = await in_pool(perform_and_render)(
+            self.room_id, self.user, content, self.lang, [(c.user, c.lang, c.base_url) for c in local])
+        for consumer, out in zip(local, rendered):
+            if out is not None:
+                await consumer.deliver(out)
         for group, message in sends:  # committed: tell the room (this socket's own too)
             try:
                 await self.channel_layer.group_send(group, message)
@@ -251,8 +264,15 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
             self.present = False  # the seat is gone, and its presence rows with it
             await self.close(code=CLOSE_GONE)
             return
+        await self.deliver(out, full)
+
+    async def deliver(self, out, full=False):
+        """Send this seat's rendered view (room version, clock, {id: html}): the fragments that
+        changed since the last one sent, or all of them; nothing for a version already sent."""
         version, clock, fragments = out
-        if not full and version <= self.sent_version:
+        if version < self.sent_version or version == self.sent_version and not full:
+            return
+        if not getattr(self, "joined", False):  # closed while a move was rendered for it
             return
         changed = [html for name, html in fragments.items() if full or self.sent.get(name) != html]
         self.sent = fragments
@@ -271,7 +291,8 @@ def _render_seat(room_id, user, lang, base_url, version=None, hand_move=None):
 
 
 class RoomRenders:
-    """The seats of a room that this process serves, rendered in ONE thread hop per update.
+    """The seats of a room that this process serves, rendered in ONE thread hop per update that
+    none of them sent (a move's own are rendered in its hop: perform_and_render).
 
     A room update reaches the room's sockets of this process within a turn or two of the event
     loop; the first to ask schedules the batch two turns on, and those asking meanwhile join it.
@@ -286,6 +307,24 @@ class RoomRenders:
         # (event loop, room id) -> [(user, lang, base_url, version, hand_move, future)]; the loop
         # in the key: a test's loop may close with a batch scheduled, and room ids come back
         self._waiting: dict = {}
+        self._sockets: dict = {}  # (event loop, room id) -> {consumer: None}, the open seats' sockets
+
+    def add(self, consumer):
+        key = (asyncio.get_running_loop(), consumer.room_id)
+        self._sockets.setdefault(key, {})[consumer] = None
+
+    def discard(self, consumer):
+        key = (asyncio.get_running_loop(), getattr(consumer, "room_id", None))
+        sockets = self._sockets.get(key)
+        if sockets is not None:
+            sockets.pop(consumer, None)
+            if not sockets:
+                del self._sockets[key]
+
+    def local_seats(self, consumer) -> list:
+        """The open sockets of consumer's room in this process (its own included), for the move it
+        sends to render them in its own thread hop (perform_and_render)."""
+        return list(self._sockets.get((asyncio.get_running_loop(), consumer.room_id), ()))
 
     async def view(self, consumer, version=None, hand_move=None):
         loop = asyncio.get_running_loop()
@@ -317,6 +356,27 @@ class RoomRenders:
                 future.set_exception(error)
             else:
                 future.set_result(out)
+
+
+def perform_and_render(room_id: int, user, content, lang: str, seats: list):
+    """perform_deferred, then, when the move changed the room, the view of each of `seats`
+    [(user, lang, base_url)] at the version it announced (from the rows the move wrote: no read):
+    (error, sends, [(room version, clock, fragments) or None for a seat not rendered])."""
+    error, sends = perform_deferred(room_id, user, content, lang)
+    group = Room(pk=room_id).group_name
+    update = max((m for g, m in sends if g == group and m.get("type") == "room.updated"
+                  and isinstance(m.get("version"), int)), key=lambda m: m["version"], default=None)
+    if update is None or not seats:
+        return error, sends, [None] * len(seats)
+    rendered = []
+    for seat_user, seat_lang, base_url in seats:
+        try:
+            rendered.append(_render_seat(room_id, seat_user, seat_lang, base_url, update["version"],
+                                         update.get("hand_move")))
+        except Exception:  # that socket renders on the room.updated it hears, as any other update
+            log.exception("room %s: could not render the view of user %s", room_id, seat_user.pk)
+            rendered.append(None)
+    return error, sends, rendered
 
 
 def _render_batch(room_id, batch) -> list:

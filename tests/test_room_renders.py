@@ -1,6 +1,7 @@
-"""A room update is rendered for the room's sockets of a process in one thread hop
-(games/consumers.py RoomRenders): every seat gets its own fragments, a failing seat fails alone,
-a socket that closed meanwhile does not stop the others."""
+"""A room update is rendered for the room's sockets of a process in one thread hop: a socket's move
+in the hop that made it (games/consumers.py perform_and_render), any other update in one batch
+(RoomRenders); every seat gets its own fragments, a failing seat fails alone, a socket that
+closed meanwhile does not stop the others."""
 
 import asyncio
 import random
@@ -29,24 +30,90 @@ def batches(monkeypatch):
     return seen
 
 
-def test_a_move_is_rendered_for_the_rooms_four_sockets_in_one_batch(settings, batches):
+@pytest.fixture
+def mover_hops(monkeypatch):
+    """What each socket message's hop rendered: [(thread of the move, [thread of each seat's render or None])]."""
+    import threading
+
+    seen = []
+    real_render, real_perform = consumers._render_seat, consumers.perform_and_render
+    threads = []
+
+    def render(*args):
+        threads.append(threading.get_ident())
+        return real_render(*args)
+
+    def perform(*args):
+        threads.clear()
+        out = real_perform(*args)
+        seen.append((threading.get_ident(), [threads.pop(0) if r is not None else None for r in out[2]]))
+        return out
+
+    monkeypatch.setattr(consumers, "_render_seat", render)
+    monkeypatch.setattr(consumers, "perform_and_render", perform)
+    return seen
+
+
+def test_a_move_is_rendered_for_the_rooms_four_sockets_in_the_moves_own_hop(settings, batches, mover_hops):
     settings.GAME_SEED_BASE = "room-renders"
+    room, users = make_room(players=4)
+
+    async def scenario():
+        players = await start(room, users)
+        batches.clear()
+        mover_hops.clear()
+        rng = random.Random(4)
+        for _ in range(6):
+            mover = next(p for p in players if p.buttons())
+            await press(players, room.pk, mover, choose(mover.buttons(), rng))
+        # each move rendered the four seats in the thread that made it, from what it wrote; the
+        # room.updated the sockets hear afterwards is at a version they already have: no batch
+        assert len(mover_hops) == 6
+        for thread, renders in mover_hops:
+            assert renders == [thread] * 4
+        assert batches == []
+        for p in players:
+            await p.comm.disconnect()
+
+    run(scenario)
+
+
+def test_an_update_not_sent_by_a_socket_is_rendered_for_the_four_sockets_in_one_batch(settings, batches):
+    settings.GAME_SEED_BASE = "room-renders-batch"
     room, users = make_room(players=4)
     by_user = {u.pk: p for p, u in users.items()}
 
     async def scenario():
         players = await start(room, users)
-        batches.clear()
-        rng = random.Random(4)
-        for _ in range(6):
+        for _ in range(3):  # as a timeout, a Celery task or another process changes the room
+            batches.clear()
+            await db(_bump, room.pk)
+            await sync_all(players, room.pk)
+            # one batch, two at most: a socket that hears the update a little later joins the next
+            assert sorted(by_user[pk] for b in batches for pk in b) == [0, 1, 2, 3], batches
+            assert len(batches) <= 2, batches
+        for p in players:
+            await p.comm.disconnect()
+
+    run(scenario)
+
+
+def test_seats_whose_sockets_are_elsewhere_follow_the_move_through_the_group(settings, monkeypatch, mover_hops):
+    """Only the room's sockets of the mover's process are rendered in its hop (seat by seat
+    placement behind a proxy): the others render on the room.updated they hear, as before."""
+    settings.GAME_SEED_BASE = "room-renders-elsewhere"
+    room, users = make_room(players=4)
+    real = consumers.ROOM_RENDERS.local_seats
+    monkeypatch.setattr(consumers.ROOM_RENDERS, "local_seats", lambda c: [x for x in real(c) if x is c])
+
+    async def scenario():
+        players = await start(room, users)
+        mover_hops.clear()
+        rng = random.Random(5)
+        for _ in range(4):
             mover = next(p for p in players if p.buttons())
-            await press(players, room.pk, mover, choose(mover.buttons(), rng))
-        # every update of the room went to all four seats, in one batch (two at most: a socket
-        # that hears it a little later joins the next)
-        renders = sum(len(b) for b in batches)
-        assert renders >= 4 * 6
-        assert len(batches) <= renders // 2, batches
-        assert any(sorted(by_user[pk] for pk in b) == [0, 1, 2, 3] for b in batches), batches
+            await press(players, room.pk, mover, choose(mover.buttons(), rng))  # every page follows
+        assert [len(renders) for _thread, renders in mover_hops] == [1] * 4
         for p in players:
             await p.comm.disconnect()
 
@@ -70,6 +137,12 @@ def test_a_seat_that_fails_to_render_fails_alone(settings, monkeypatch):
         before = players[0].room_version
         await db(_bump, room.pk)
         while players[0].room_version <= before:  # the host's page still follows the room
+            await players[0].receive()
+        # a move, rendered in its own hop: the same (the host's move, or the guest's own)
+        mover = next(p for p in players if p.buttons())
+        before = players[0].room_version
+        await mover.send(choose(mover.buttons(), random.Random(1)))
+        while players[0].room_version <= before:
             await players[0].receive()
         monkeypatch.setattr(table, "seat_fragments", real)
         await db(_bump, room.pk)
