@@ -22,6 +22,7 @@ a transaction only, as the ORM insists.
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 from django.db import DatabaseError, connections, transaction
 from django.db.models.query import get_related_populators
@@ -124,10 +125,20 @@ def update_fields(obj, fields: tuple, using: str = "default") -> None:
     meta = type(obj)._meta
     values = [field.get_db_prep_save(getattr(obj, field.attname), connection=connection)
               for field in map(meta.get_field, fields)]
+    sql = _sql("update", type(obj), tuple(fields), connection)
+    label = f"{meta.label} {obj.pk}"
+    batch = _held(connection, (meta.db_table, obj.pk))
+    if batch is not None:
+        batch.append((sql, values + [obj.pk], label))
+        return
     with connection.cursor() as cursor:
-        cursor.execute(_sql("update", type(obj), tuple(fields), connection), values + [obj.pk])
-        if cursor.rowcount != 1:
-            raise DatabaseError(f"{meta.label} {obj.pk}: the update affected {cursor.rowcount} rows")
+        cursor.execute(sql, values + [obj.pk])
+        _check_updated(label, cursor.rowcount)
+
+
+def _check_updated(label: str, count: int) -> None:
+    if count != 1:
+        raise DatabaseError(f"{label}: the update affected {count} rows")
 
 
 def insert(obj, using: str = "default") -> None:
@@ -137,5 +148,92 @@ def insert(obj, using: str = "default") -> None:
     meta = type(obj)._meta
     fields = tuple(f for f in meta.concrete_fields if not f.primary_key)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection=connection) for f in fields]
+    sql = _sql("insert", type(obj), tuple(f.name for f in fields), connection)
+    batch = _held(connection, None)
+    if batch is not None:
+        batch.append((sql, values, None))
+        return
     with connection.cursor() as cursor:
-        cursor.execute(_sql("insert", type(obj), tuple(f.name for f in fields), connection), values)
+        cursor.execute(sql, values)
+
+
+# --- the move's writes in one statement (PostgreSQL) -----------------------------------------
+# A move writes its log row, the hand's version and deadline and the room's version: three round
+# trips to the server, each a wake-up of both processes and the driver's work around it. In
+# `held_writes()` on PostgreSQL, insert and update_fields above hold their statements, and the
+# block sends them as ONE statement (data-modifying CTEs, each update checked to have touched its
+# one row): before any other statement the block runs (so every read sees them, in the order
+# written) and at its end, inside the transaction. Elsewhere, and outside the block, each runs at
+# once as before. tests/test_hot_queries.py checks the rows, the order and the checks.
+
+_holding = threading.local()
+
+
+class _Held:
+    def __init__(self, connection):
+        self.connection = connection
+        self.writes = []  # (sql, params, label of an update or None)
+        self.rows = set()  # (table, key) of the rows updated: a row updated twice flushes between
+        self.flushing = False
+
+    def flush(self):
+        writes, self.writes = self.writes, []
+        self.rows = set()
+        if not writes:
+            return
+        self.flushing = True
+        try:
+            with self.connection.cursor() as cursor:
+                if len(writes) == 1:
+                    sql, params, label = writes[0]
+                    cursor.execute(sql, params)
+                    if label is not None:
+                        _check_updated(label, cursor.rowcount)
+                    return
+                parts = ", ".join(f"w{i} AS ({sql} RETURNING 1)" for i, (sql, _p, _l) in enumerate(writes))
+                counts = ", ".join(f"(SELECT count(*) FROM w{i})" for i in range(len(writes)))
+                cursor.execute(f"WITH {parts} SELECT {counts}", [p for _s, params, _l in writes for p in params])
+                row = cursor.fetchone()
+        finally:
+            self.flushing = False
+        for (_sql, _params, label), count in zip(writes, row):
+            if label is not None:
+                _check_updated(label, count)
+
+    def __call__(self, execute, sql, params, many, context):
+        """The connection's execute wrapper: what is held runs before any other statement."""
+        if not self.flushing and self.writes:
+            self.flush()
+        return execute(sql, params, many, context)
+
+
+def _held(connection, row):
+    """The writes held for `connection` in a held_writes() block, or None: run now."""
+    held = getattr(_holding, "held", None)
+    if held is None or held.connection is not connection or held.flushing:
+        return None
+    if row is not None:
+        if row in held.rows:  # twice in one statement would be undefined: the first goes now
+            held.flush()
+        held.rows.add(row)
+    return held.writes
+
+
+@contextmanager
+def held_writes(using: str = "default"):
+    """Inside a transaction: hold the move's writes (insert, update_fields) and send them as one
+    statement, before the next other statement or at the end of the block. A no-op but on
+    PostgreSQL (SQLite has no data-modifying CTEs), inside another such block, or outside a
+    transaction (each write would be its own)."""
+    connection = connections[using]
+    if (connection.vendor != "postgresql" or getattr(_holding, "held", None) is not None
+            or not connection.in_atomic_block):
+        yield
+        return
+    held = _holding.held = _Held(connection)
+    try:
+        with connection.execute_wrapper(held):
+            yield
+            held.flush()
+    finally:
+        _holding.held = None

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from games.engine import game as engine
 from games import refusals
 from games.engine import events
-from games.hot_queries import Prepared, insert, update_fields
+from games.hot_queries import Prepared, held_writes, insert, update_fields
 from games.models import Hand, HandEvent, Room, Seat
 
 from . import bots, finish, handstate, notify, safety, schedule
@@ -56,7 +56,7 @@ def play_current(room_id: int, user, command: dict, version, expected_hand: int 
     the player's view showed (a view of an earlier hand is stale)."""
     try:
         _check_version(version)
-        with transaction.atomic():
+        with transaction.atomic(), held_writes():  # the move's writes: one statement (hot_queries)
             room, hand = handstate.lock_room_and_current_hand(room_id)
             if hand is None:
                 raise ServiceError("no_hand", _("现在没有进行中的牌局"))
