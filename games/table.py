@@ -45,14 +45,14 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
-from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.utils.html import conditional_escape as escape
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
 
 from accounts.models import LedgerEntry, SiteSettings, Wallet
-from games import hand_result, presence, services, trad_table
+from games import fast_i18n, hand_result, presence, services, trad_table
+from games.fast_i18n import gettext as _  # gettext, kept per language (the renders of every move)
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import fixed_url, rules_url, unit_label
 from games.engine import events as engine_events
@@ -904,7 +904,7 @@ def render_memo(template_name: str, ctx: dict, key: str | bytes | None = None) -
             key = orjson.dumps(ctx, default=_key_default, option=_KEY_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError included
             return render_to_string(template_name, ctx)
-    full = (template_name, translation.get_language(), key)
+    full = (template_name, fast_i18n.get_language(), key)
     with _memo_lock:
         html = _memo.get(full)
         if html is not None:
@@ -1179,7 +1179,7 @@ def seat_fragments(room_id: int, user, lang: str, base_url: str = "", version: i
                    hand_move: int | None = None):
     """For the socket: (room version, clock html, {id: html}) or None when the user has no seat.
     version, hand_move: what a room.updated message announced (see room_snapshot)."""
-    with translation.override(django_language(lang)):
+    with fast_i18n.override(django_language(lang)):
         ctx = seat_context(room_id, user, lang, base_url=base_url, cached=True, at_least=version,
                            hand_move=hand_move)
         if ctx is None:

@@ -20,8 +20,9 @@ from django.core.signals import setting_changed
 from django.templatetags.static import static
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+from games.fast_i18n import get_language  # asked for every tile of every seat's render
 
 register = template.Library()
 
