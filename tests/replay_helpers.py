@@ -71,6 +71,19 @@ def play_hand(hand: Hand, users: dict, rng=None, limit: int = 2000, policy=None,
     raise AssertionError("the hand did not end")
 
 
+def play_moves(room, hand: Hand, users: dict, moves: int, rng=None) -> Hand:
+    """`moves` moves of the hand in play through the socket's path (services.handle with the
+    version and the hand the player saw); returns the hand refreshed."""
+    for _ in range(moves):
+        hand.refresh_from_db()
+        state = services.hand_state(hand)
+        p = engine.waiting_player(state)[0]
+        out = services.handle(room.pk, users[p], {**command_for(choose(state, p, rng)), "v": hand.version, "h": hand.pk})
+        assert out.ok, out
+    hand.refresh_from_db()
+    return hand
+
+
 def users_by_position(room) -> dict:
     return {s.position: s.user for s in Seat.objects.filter(room=room).select_related("user")}
 

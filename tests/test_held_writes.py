@@ -12,11 +12,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import services
-from games.engine import game as engine
 from games.hot_queries import held_writes, insert, update_fields
 from games.models import Hand, HandEvent, Room
 
-from replay_helpers import choose, command_for, users_by_position
+from replay_helpers import play_moves, users_by_position
 from room_helpers import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -150,18 +149,9 @@ def test_moves_through_the_service_store_a_log_that_replays(dealt):
     from games.services import handstate
 
     room, hand = dealt
-    users = users_by_position(room)
-    rng = random.Random(7)
     room_version = Room.objects.get(pk=room.pk).version
-    played = 0
-    for _ in range(12):
-        hand.refresh_from_db()
-        state = services.hand_state(hand)
-        p = engine.waiting_player(state)[0]
-        out = services.handle(room.pk, users[p], {**command_for(choose(state, p, rng)), "v": hand.version, "h": hand.pk})
-        assert out.ok, out
-        played += 1
-    hand.refresh_from_db()
+    played = 12
+    hand = play_moves(room, hand, users_by_position(room), played, random.Random(7))
     assert hand.status == Hand.PLAYING
     seqs = list(HandEvent.objects.filter(hand=hand).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, hand.version + 1)) and hand.version >= played

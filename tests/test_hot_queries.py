@@ -12,12 +12,11 @@ from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from games import services, table
-from games.engine import game as engine
 from games.hot_queries import Prepared, insert, update_fields
 from games.models import Hand, HandEvent, Room, Seat
 from games.services import handstate, moves
 
-from replay_helpers import choose, command_for, users_by_position
+from replay_helpers import play_moves, users_by_position
 from room_helpers import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,15 +39,7 @@ def playing():
     users = users_by_position(room)
     for user in users.values():
         services.set_ready(user, room.pk)
-    hand = Hand.objects.get(game__room=room, number=1)
-    rng = random.Random(2)
-    for _ in range(9):
-        hand.refresh_from_db()
-        state = services.hand_state(hand)
-        p = engine.waiting_player(state)[0]
-        out = services.handle(room.pk, users[p], {**command_for(choose(state, p, rng)), "v": hand.version, "h": hand.pk})
-        assert out.ok, out
-    hand.refresh_from_db()
+    hand = play_moves(room, Hand.objects.get(game__room=room, number=1), users, 9, random.Random(2))
     assert hand.status == Hand.PLAYING and hand.version >= 9
     return room, hand, users
 

@@ -62,18 +62,14 @@ def test_a_move_is_rendered_for_the_rooms_four_sockets_in_the_moves_own_hop(sett
         players = await start(room, users)
         batches.clear()
         mover_hops.clear()
-        rng = random.Random(4)
-        for _ in range(6):
-            mover = next(p for p in players if p.buttons())
-            await press(players, room.pk, mover, choose(mover.buttons(), rng))
+        await play(players, room.pk, 6, seed=4)
         # each move rendered the four seats in the thread that made it, from what it wrote; the
         # room.updated the sockets hear afterwards is at a version they already have: no batch
         assert len(mover_hops) == 6
         for thread, renders in mover_hops:
             assert renders == [thread] * 4
         assert batches == []
-        for p in players:
-            await p.comm.disconnect()
+        await hang_up(players)
 
     run(scenario)
 
@@ -92,8 +88,7 @@ def test_an_update_not_sent_by_a_socket_is_rendered_for_the_four_sockets_in_one_
             # one batch, two at most: a socket that hears the update a little later joins the next
             assert sorted(by_user[pk] for b in batches for pk in b) == [0, 1, 2, 3], batches
             assert len(batches) <= 2, batches
-        for p in players:
-            await p.comm.disconnect()
+        await hang_up(players)
 
     run(scenario)
 
@@ -109,13 +104,9 @@ def test_seats_whose_sockets_are_elsewhere_follow_the_move_through_the_group(set
     async def scenario():
         players = await start(room, users)
         mover_hops.clear()
-        rng = random.Random(5)
-        for _ in range(4):
-            mover = next(p for p in players if p.buttons())
-            await press(players, room.pk, mover, choose(mover.buttons(), rng))  # every page follows
+        await play(players, room.pk, 4, seed=5)  # every page follows
         assert [len(renders) for _thread, renders in mover_hops] == [1] * 4
-        for p in players:
-            await p.comm.disconnect()
+        await hang_up(players)
 
     run(scenario)
 
@@ -147,8 +138,7 @@ def test_a_seat_that_fails_to_render_fails_alone(settings, monkeypatch):
         monkeypatch.setattr(table, "seat_fragments", real)
         await db(_bump, room.pk)
         await sync_all(players, room.pk)  # the guest's socket is alive and catches up
-        for p in players:
-            await p.comm.disconnect()
+        await hang_up(players)
 
     run(scenario)
 
@@ -170,6 +160,19 @@ def test_a_closed_socket_does_not_hold_up_its_batch(settings):
             await p.comm.disconnect()
 
     run(scenario)
+
+
+async def hang_up(players):
+    for p in players:
+        await p.comm.disconnect()
+
+
+async def play(players, room_id, moves, seed):
+    """`moves` moves, each by the seat that has buttons; each waits until every page shows it."""
+    rng = random.Random(seed)
+    for _ in range(moves):
+        mover = next(p for p in players if p.buttons())
+        await press(players, room_id, mover, choose(mover.buttons(), rng))
 
 
 class _Seat:
