@@ -59,16 +59,10 @@ sys.path.insert(0, str(BASE_DIR))
 sys.path.insert(0, str(BASE_DIR / "bench"))
 
 import machine as bench_machine  # noqa: E402  (bench/machine.py)
+from games.fragments import top_level  # noqa: E402  (no Django in it)
 
 # BENCH_CHANNEL_LAYER=redis-list measures the list layer instead of the default pub/sub layer.
 LOOPBACK = {"127.0.0.1", "localhost", "::1", ""}
-FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result",
-                "header-beans")
-# Where each fragment starts. Not a split on a lookahead: the regex engine tries a lookahead at every
-# character (~0.2 ms for a 12 kB message, four messages a move), while a pattern that starts with
-# "<" is searched for that character first (~0.03 ms): the clients share the machine with the server
-# they measure, so their CPU is kept small.
-_START = re.compile(r'<(?:section|div) id="(%s)"' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
 _ROOM_V = re.compile(r'data-room-version="(\d+)"')
 _HAND_V = re.compile(r'data-hand-version="(\d+)"')
 _HX_VALS = re.compile(r'ws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
@@ -460,14 +454,11 @@ class Stats:
 
 
 def split_fragments(message):
-    """{fragment id: its html} of a message: each known fragment up to the next (text before the
-    first, such as the heartbeat's answer, is not a fragment)."""
-    out = {}
-    starts = [(m.start(), m.group(1)) for m in _START.finditer(message)]
-    for i, (at, name) in enumerate(starts):
-        end = starts[i + 1][0] if i + 1 < len(starts) else len(message)
-        out[name] = message[at:end].strip()
-    return out
+    """{element id: its html} of a message's top-level elements, as the page swaps them
+    (games/fragments.py; the heartbeat's answer is no element). The pieces of the table a socket
+    sends alone (#player-N, #table-bar, …) are kept under their own ids: the clients read the
+    clock, the hand, the buttons and the toasts, never the table."""
+    return {name: html for name, html in top_level(message) if name is not None}
 
 
 def ws_values(html):

@@ -187,7 +187,10 @@ class Seat:
 
     def take(self, fragments, clock=""):
         """Keep the page; return the bytes the consumer would send (the clock + changed fragments)."""
-        changed = [html for name, html in fragments.items() if self.page.get(name) != html]
+        from games.consumers import _changed_parts
+
+        changed = [part for name, html in fragments.items() if self.page.get(name) != html
+                   for part in _changed_parts(self.page.get(name), html)]
         self.page.update(fragments)
         return len((clock + "".join(changed)).encode())
 

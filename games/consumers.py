@@ -274,7 +274,11 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
             return
         if not getattr(self, "joined", False):  # closed while a move was rendered for it
             return
-        changed = [html for name, html in fragments.items() if full or self.sent.get(name) != html]
+        changed = []
+        for name, html in fragments.items():
+            before = self.sent.get(name)
+            if full or before != html:
+                changed.extend(_changed_parts(before, html) if not full else (html,))
         self.sent = fragments
         self.sent_version = max(self.sent_version, version)
         await self.send(text_data=clock + "".join(changed))
@@ -282,6 +286,14 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
     async def send_error(self, message):
         html = await in_pool(_toast)(message, self.lang)
         await self.send(text_data=html)
+
+
+def _changed_parts(before, html) -> list:
+    """What to send for a fragment that changed: the pieces of the playing table that changed when
+    the page holds a table of the same frame (table.TableHtml), else the whole fragment."""
+    if isinstance(html, table.TableHtml) and isinstance(before, table.TableHtml) and before.frame == html.frame:
+        return [part for key, part in html.parts.items() if before.parts.get(key) != part]
+    return [html]
 
 
 # --- helpers (run in a thread) -----------------------------------------------------------

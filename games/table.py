@@ -48,7 +48,7 @@ from django.utils import timezone, translation
 from django.utils.translation import pgettext
 from django.utils.html import conditional_escape as escape
 from django.utils.functional import SimpleLazyObject
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import LedgerEntry, SiteSettings, Wallet
 from games import fast_i18n, hand_result, presence, services, trad_table
@@ -996,7 +996,19 @@ def render_fragment(name: str, ctx: dict) -> str:
     return render_memo(f"{TEMPLATE}#{name}", {**small, "oob": True})
 
 
-def _playing_table(ctx: dict, top_html: str, bar_html: str) -> str:
+class TableHtml(SafeString):
+    """The playing table's HTML (a str, as every fragment) that also knows its pieces: `parts`,
+    {id: html} of the elements with an id inside it (#table-top, each #player-N, #table-bar), and
+    `frame`, everything around them. A socket that sent this table before with the same frame
+    sends only the pieces that changed, each swapped by its id (consumers.RoomConsumer.deliver):
+    a discard changes the discarder's and the next player's areas and the bar, not the other two
+    players' areas or the top row (~7 of a seat's ~9 kB an update were the whole table)."""
+
+    frame: tuple = ()
+    parts: dict = {}
+
+
+def _playing_table(ctx: dict, top_html: str, bar_html: str) -> TableHtml:
     """room.html's `table` partial while a hand is played, out of band, put together here: it is new
     for every seat at every version, and each of its pieces (the bars, each player's head and
     tiles) is already rendered and kept; the template engine took longer to join them than
@@ -1005,7 +1017,7 @@ def _playing_table(ctx: dict, top_html: str, bar_html: str) -> str:
     flashed = last.get("seat")
 
     def player(p, side):
-        out = [f'<div class="player side-{escape(side)}{" in-turn" if p["in_turn"] else ""}" '
+        out = [f'<div id="player-{escape(p["position"])}" class="player side-{escape(side)}{" in-turn" if p["in_turn"] else ""}" '
                f'data-position="{escape(p["position"])}"']
         if flashed == p["position"]:
             out.append(f' data-once="{escape(last.get("key", ""))}" data-move="{escape(last.get("kind", ""))}">')
@@ -1016,12 +1028,15 @@ def _playing_table(ctx: dict, top_html: str, bar_html: str) -> str:
         out.append(f'{p["head_html"]}{p["tiles_html"]}</div>')
         return "".join(out)
 
-    claiming = " claiming" if ctx.get("claiming") else ""
-    others = "".join(f"\n    {player(p, p['side'])}\n  " for p in ctx["others"])
-    return mark_safe(
-        f'\n<section id="table" class="table seats-{escape(ctx["room"].players)}{claiming}" hx-swap-oob="true">\n'
-        f'\n  {top_html}\n  <div class="felt">\n  {others}\n    {bar_html}\n  '
-        f'\n    {player(ctx["mine"], "bottom")}\n  \n  </div>\n\n</section>\n')
+    others = [(f"player-{p['position']}", player(p, p["side"])) for p in ctx["others"]]
+    mine = (f"player-{ctx['mine']['position']}", player(ctx["mine"], "bottom"))
+    opening = f'\n<section id="table" class="table seats-{escape(ctx["room"].players)}" hx-swap-oob="true">\n'
+    html = TableHtml(
+        f'{opening}\n  {top_html}\n  <div class="felt">\n  {"".join(f"{chr(10)}    {h}{chr(10)}  " for _i, h in others)}'
+        f'\n    {bar_html}\n  \n    {mine[1]}\n  \n  </div>\n\n</section>\n')
+    html.parts = {"table-top": top_html.strip(), **dict(others), "table-bar": bar_html.strip(), mine[0]: mine[1]}
+    html.frame = (opening, tuple(html.parts))
+    return html
 
 
 def _playing_hand(ctx: dict) -> str:
@@ -1066,7 +1081,8 @@ def _table_bar(ctx: dict) -> str:
     tests/test_table_render.py checks the table it sits in is the partial's HTML."""
     view = ctx["view"]
     buttons, claiming = ctx.get("buttons"), ctx.get("claiming")
-    out = ['\n    <div class="center table-bar">\n      ', _bar_head(view, ctx.get("info")),
+    out = [f'\n    <div id="table-bar" class="center table-bar{" claiming" if claiming else ""}">\n      ',
+           _bar_head(view, ctx.get("info")),
            f'\n      <div class="bar-item"><span class="k">{escape(_("余牌"))}</span>'
            f'<b class="wall-count">{escape(view.get("wall_count", ""))}</b></div>\n      \n'
            f'      <div class="bar-item turn{" mine" if ctx.get("my_turn") or buttons else ""}">\n        ']

@@ -22,15 +22,14 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import services
+from games.fragments import splice, top_level
 from games.engine import game as engine
 from games.engine.tiles import face_name
 from games.models import Hand, Room, Seat
 
 TIMEOUT = 10
-FRAGMENT_IDS = ("clock", "toast", "status", "alerts", "seats", "invite-box", "table", "hand", "actions", "result",
-                "header-beans")
-_SPLIT = re.compile(r'(?=<(?:section|div) id="(?:%s)")' % "|".join(re.escape(i) for i in FRAGMENT_IDS))
-_ID = re.compile(r'^<(?:section|div) id="([^"]+)"')
+# pieces of the playing table a socket sends alone when the rest of the table is as it sent it last
+TABLE_PIECE = re.compile(r"^(?:player-\d+|table-top|table-bar)$")
 TILE = re.compile(r'data-tile="([^"]+)"')
 HX_VALS = re.compile(r'ws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
 
@@ -71,14 +70,11 @@ def session_cookie(user) -> str:
 
 
 def split_fragments(message: str) -> dict:
+    """{id: html} of the message's top-level elements (games/fragments.py)."""
     out = {}
-    for part in _SPLIT.split(message):
-        part = part.strip()
-        if not part:
-            continue
-        m = _ID.match(part)
-        assert m, f"a message part without a fragment id: {part[:120]!r}"
-        out[m.group(1)] = part
+    for element_id, part in top_level(message):
+        assert element_id is not None, f"a message part without a fragment id: {part[:120]!r}"
+        out[element_id] = part
     return out
 
 
@@ -105,8 +101,17 @@ class Player:
         self.hand_version = -1
 
     def take(self, message: str):
+        """The message swapped into this page as htmx does (each element for the one of its id);
+        returns its fragments, with the page's whole table for the table's pieces."""
         self.messages.append(message)
         parts = split_fragments(message)
+        pieces = [name for name in parts if TABLE_PIECE.match(name)]
+        if pieces:
+            assert "table" not in parts and "table" in self.page, f"table pieces without a table: {pieces}"
+            whole = self.page["table"]
+            for name in pieces:
+                whole = splice(whole, name, parts.pop(name))
+            parts["table"] = whole
         self.page.update(parts)
         clock = parts.get("clock")
         if clock:

@@ -1,6 +1,7 @@
-"""bench/live.py's socket clients read a message as htmx swaps it: the same fragments as the tests'
+"""bench/live.py's socket clients read a message as htmx swaps it: the same elements as the tests'
 simulated page (room_helpers.split_fragments), for real messages of a seat at every move of a
-hand (its own full view first), with the heartbeat's answer before them and none at all."""
+hand (its own full view first, then the table's changed pieces), with the heartbeat's answer
+before them and none at all."""
 
 import importlib.util
 import random
@@ -46,5 +47,6 @@ def test_the_bench_client_splits_messages_as_the_page_swaps_them(settings):
         assert live.split_fragments(message) == expected
         assert live.split_fragments(consumers.PONG + message) == expected
     assert any({"table", "hand", "clock"} <= set(live.split_fragments(m)) for m in messages)
+    assert any("table-bar" in live.split_fragments(m) for m in messages)  # a piece of the table alone
     assert live.split_fragments(consumers.PONG) == {} and live.split_fragments("") == {}
     assert Room.objects.get(pk=room.pk).version > 0
