@@ -381,20 +381,23 @@ def perform_and_render(room_id: int, user, content, lang: str, seats: list):
     if update is None or not seats:
         return error, sends, [None] * len(seats)
     rendered = []
-    for seat_user, seat_lang, base_url in seats:
-        try:
-            rendered.append(_render_seat(room_id, seat_user, seat_lang, base_url, update["version"],
-                                         update.get("hand_move")))
-        except Exception:  # that socket renders on the room.updated it hears, as any other update
-            log.exception("room %s: could not render the view of user %s", room_id, seat_user.pk)
-            rendered.append(None)
+    for (seat_user, *_rest), (out, failed) in zip(seats, _render_each(
+            room_id, [(*seat, update["version"], update.get("hand_move")) for seat in seats])):
+        if failed is not None:  # that socket renders on the room.updated it hears, as any other update
+            log.error("room %s: could not render the view of user %s", room_id, seat_user.pk, exc_info=failed)
+        rendered.append(out)
     return error, sends, rendered
 
 
 def _render_batch(room_id, batch) -> list:
-    """In a pool thread: every seat of the batch, in turn: [(fragments, None) or (None, error)]."""
+    """In a pool thread: every seat of a RoomRenders batch, in turn: [(fragments, None) or (None, error)]."""
+    return _render_each(room_id, [seat[:-1] for seat in batch])  # without the future
+
+
+def _render_each(room_id, seats) -> list:
+    """[(fragments, None) or (None, error)] of each (user, lang, base_url, version, hand_move)."""
     results = []
-    for user, lang, base_url, version, hand_move, _future in batch:
+    for user, lang, base_url, version, hand_move in seats:
         try:
             results.append((_render_seat(room_id, user, lang, base_url, version, hand_move), None))
         except Exception as e:
