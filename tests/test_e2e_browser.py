@@ -78,8 +78,10 @@ def sign_up(page, base, name):
 
 
 def wait_connected(page):
-    """The socket is open when the server has pushed the full view (the clock carries versions)."""
-    page.wait_for_function("() => document.querySelector('#clock') && "
+    """The socket is open when its first message, the server's full view, has been swapped in
+    (#room[data-heard], table.js). The page's own HTML already has a #clock with versions, so
+    waiting on the clock alone let a test act before that full view came and replaced its work."""
+    page.wait_for_function("() => document.querySelector('#room[data-heard]') && "
                            "document.querySelector('#clock').dataset.roomVersion !== undefined")
     page.wait_for_timeout(300)
 

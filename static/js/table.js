@@ -187,7 +187,12 @@
   document.addEventListener("htmx:wsAfterMessage", function () {
     placeBubbles();
     var r = room();
-    if (r) r.classList.remove("sending");
+    if (r) {
+      r.classList.remove("sending");
+      // how many socket messages this page has swapped: the page's own HTML is older than its
+      // socket's first (full) view, so "live" means at least one (tests wait on it)
+      r.setAttribute("data-heard", String(Number(r.getAttribute("data-heard") || 0) + 1));
+    }
     var go = goRematch && document.querySelector("#result a[data-go]");
     if (go) { goRematch = false; window.location.assign(go.href); return; }
     syncLayout();
