@@ -89,6 +89,9 @@ DATABASES = {
                                      conn_health_checks=True),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that polls the idle socket instead of a `SELECT 1`
+    # round trip before every use (mahjong_site/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "mahjong_site.postgresql"
     # Parameters sent apart from the SQL (server-side binding), and a statement run
     # DB_PREPARE_THRESHOLD times on a connection is prepared once: PostgreSQL stops parsing and
     # planning the same few statements of every move, and psycopg stops quoting each value into
