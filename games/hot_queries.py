@@ -32,6 +32,45 @@ from django.db.models.query import get_related_populators
 _SENTINEL = 1_987_654_300
 
 
+def hot_cursor(connection):
+    """A cursor for the hot statements, kept on the thread's connection from one to the next.
+
+    Django makes a new driver cursor for every statement, and psycopg a new Transformer with it:
+    each result's column loaders (the timestamps' with their time zone) and each parameter's dumper
+    were built again for every statement of every move. Kept, they are built once per connection.
+    The health check still runs first (Django's cursor() does it); a new connection gets a new
+    cursor. While queries are logged (DEBUG, the tests' query counts) it is Django's own cursor,
+    so every statement is counted. Use it as `with hot_cursor(c) as cursor:`; the kept one is not
+    closed on leaving."""
+    if connection.queries_logged:
+        return connection.cursor()
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    kept = getattr(connection, "_hot_cursor", None)
+    if kept is None or kept[0] is not connection.connection or getattr(kept[1].cursor, "closed", False):
+        kept = connection._hot_cursor = (connection.connection, _KeptCursor(connection.cursor()))
+    return kept[1]
+
+
+class _KeptCursor:
+    """Django's CursorWrapper, not closed at the end of a `with` block."""
+
+    __slots__ = ("wrapper",)
+
+    def __init__(self, wrapper):
+        self.wrapper = wrapper
+
+    @property
+    def cursor(self):
+        return self.wrapper.cursor
+
+    def __enter__(self):
+        return self.wrapper
+
+    def __exit__(self, *exc):
+        return False
+
+
 class Prepared:
     def __init__(self, build, using: str = "default"):
         self.build = build  # (*keys) -> QuerySet
@@ -73,7 +112,7 @@ class Prepared:
         params = list(c["params"])
         for place, key in zip(c["places"], keys):
             params[place] = key
-        with connection.cursor() as cursor:
+        with hot_cursor(connection) as cursor:
             cursor.execute(c["sql"], params)
             rows = cursor.fetchall()
         model, start, end, init_list = c["model"], c["start"], c["end"], c["init_list"]
@@ -131,7 +170,7 @@ def update_fields(obj, fields: tuple, using: str = "default") -> None:
     if batch is not None:
         batch.append((sql, values + [obj.pk], label))
         return
-    with connection.cursor() as cursor:
+    with hot_cursor(connection) as cursor:
         cursor.execute(sql, values + [obj.pk])
         _check_updated(label, cursor.rowcount)
 
@@ -153,7 +192,7 @@ def insert(obj, using: str = "default") -> None:
     if batch is not None:
         batch.append((sql, values, None))
         return
-    with connection.cursor() as cursor:
+    with hot_cursor(connection) as cursor:
         cursor.execute(sql, values)
 
 
@@ -183,7 +222,7 @@ class _Held:
             return
         self.flushing = True
         try:
-            with self.connection.cursor() as cursor:
+            with hot_cursor(self.connection) as cursor:
                 if len(writes) == 1:
                     sql, params, label = writes[0]
                     cursor.execute(sql, params)

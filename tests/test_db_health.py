@@ -13,6 +13,8 @@ from django.db import close_old_connections, connection
 
 from django.contrib.auth.models import User
 
+from games.hot_queries import Prepared, hot_cursor
+
 pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="the backend of PostgreSQL only"),
     pytest.mark.django_db(transaction=True),
@@ -88,3 +90,20 @@ def test_something_waiting_on_the_socket_gets_the_real_check():
     assert last_statement(pid) == "SELECT 1"  # it asked the server, which answered
     with connection.cursor() as cursor:
         cursor.execute("UNLISTEN mahjong_health")
+
+
+def test_the_kept_hot_cursor_follows_the_check_to_a_new_connection():
+    """games.hot_queries keeps a driver cursor per connection; a dead connection's is never used."""
+    users = Prepared(lambda pk: User.objects.filter(pk=pk))
+    assert users.all(0) == []
+    kept = hot_cursor(connection)
+    pid = backend_pid()
+    with outsider() as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+        deadline = time.monotonic() + 10
+        while other.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]:
+            assert time.monotonic() < deadline, "the backend did not go"
+            time.sleep(0.02)
+    close_old_connections()
+    assert users.all(0) == []  # no error: checked, reconnected, a new cursor
+    assert hot_cursor(connection) is not kept and backend_pid() != pid

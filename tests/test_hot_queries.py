@@ -12,7 +12,7 @@ from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from games import services, table
-from games.hot_queries import Prepared, insert, update_fields
+from games.hot_queries import Prepared, hot_cursor, insert, update_fields
 from games.models import Hand, HandEvent, Room, Seat
 from games.services import handstate, moves
 
@@ -131,6 +131,27 @@ def test_each_thread_compiles_its_own(playing):
     thread.join()
     assert seen == [[0, 1, 2, 3]]
     assert prepared._local.compiled["compiler"].connection is connections["default"]  # this thread's
+
+
+def test_the_hot_cursor_is_kept_per_connection_and_not_while_queries_are_counted(playing):
+    room, _hand, _users = playing
+    seats = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id))
+    assert [s.position for s in seats.all(room.pk)] == [0, 1, 2, 3]
+    kept = hot_cursor(connection)
+    with kept as cursor:
+        driver = cursor.cursor
+    assert [s.position for s in seats.all(room.pk)] == [0, 1, 2, 3]
+    assert hot_cursor(connection) is kept and not getattr(driver, "closed", False)  # one driver cursor, left open
+    with CaptureQueriesContext(connection) as counted:  # Django's cursor: every statement counted
+        assert hot_cursor(connection) is not kept
+        seats.all(room.pk)
+        update_fields(room, ("version",))
+    assert len(counted.captured_queries) == 2
+    connection.close()  # a new connection, a new cursor: never one of a closed connection
+    assert [s.position for s in seats.all(room.pk)] == [0, 1, 2, 3]
+    assert hot_cursor(connection) is not kept
+    with hot_cursor(connection) as cursor:
+        assert cursor.cursor is not driver
 
 
 def test_the_prepared_writes_store_what_the_orm_stores(playing):
