@@ -39,6 +39,16 @@ def last_statement(pid):
         return other.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]
 
 
+def kill_backend(pid):
+    """End our connection's server process, as a restart of PostgreSQL would, and wait until it went."""
+    with outsider() as other:
+        assert other.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0] is True
+        deadline = time.monotonic() + 10
+        while other.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]:
+            assert time.monotonic() < deadline, "the backend did not go"
+            time.sleep(0.02)
+
+
 def mark(text):
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT '{text}'")
@@ -63,12 +73,7 @@ def test_a_healthy_idle_connection_is_checked_without_asking_the_server():
 
 def test_a_backend_killed_while_idle_is_found_and_replaced():
     pid = backend_pid()
-    with outsider() as other:
-        assert other.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0] is True
-        deadline = time.monotonic() + 10
-        while other.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]:
-            assert time.monotonic() < deadline, "the backend did not go"
-            time.sleep(0.02)
+    kill_backend(pid)
     assert connection.is_usable() is False
     close_old_connections()
     assert User.objects.filter(username="nobody").count() == 0  # reconnected on the way, no error
@@ -98,12 +103,7 @@ def test_the_kept_hot_cursor_follows_the_check_to_a_new_connection():
     assert users.all(0) == []
     kept = hot_cursor(connection)
     pid = backend_pid()
-    with outsider() as other:
-        other.execute("SELECT pg_terminate_backend(%s)", [pid])
-        deadline = time.monotonic() + 10
-        while other.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]:
-            assert time.monotonic() < deadline, "the backend did not go"
-            time.sleep(0.02)
+    kill_backend(pid)
     close_old_connections()
     assert users.all(0) == []  # no error: checked, reconnected, a new cursor
     assert hot_cursor(connection) is not kept and backend_pid() != pid
