@@ -22,7 +22,7 @@ a transaction only, as the ORM insists.
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from django.db import DatabaseError, connections, transaction
 from django.db.models.query import get_related_populators
@@ -46,29 +46,11 @@ def hot_cursor(connection):
         return connection.cursor()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
-    kept = getattr(connection, "_hot_cursor", None)
+    kept = getattr(connection, "_hot_cursor", None)  # (driver connection, cursor, its `with`)
     if kept is None or kept[0] is not connection.connection or getattr(kept[1].cursor, "closed", False):
-        kept = connection._hot_cursor = (connection.connection, _KeptCursor(connection.cursor()))
-    return kept[1]
-
-
-class _KeptCursor:
-    """Django's CursorWrapper, not closed at the end of a `with` block."""
-
-    __slots__ = ("wrapper",)
-
-    def __init__(self, wrapper):
-        self.wrapper = wrapper
-
-    @property
-    def cursor(self):
-        return self.wrapper.cursor
-
-    def __enter__(self):
-        return self.wrapper
-
-    def __exit__(self, *exc):
-        return False
+        cursor = connection.cursor()
+        kept = connection._hot_cursor = (connection.connection, cursor, nullcontext(cursor))
+    return kept[2]
 
 
 class Prepared:
