@@ -113,6 +113,17 @@ def _child_setup():
         pass
 
 
+def run_clients(coroutine):
+    """The clients' event loop: uvloop, as the daphne processes run (EVENT_LOOP), so the bench's
+    own share of this machine's two cores stays small; Python's loop without it."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(coroutine)
+
+
 def check_loopback(url, name):
     host = urlsplit(url).hostname or ""
     if host not in LOOPBACK and not url.startswith("sqlite"):
@@ -478,6 +489,7 @@ class Client:
         self.cookie = cookie
         self.port = port
         self.page = {}
+        self._chosen = None  # ((hand html, actions html), choose_move of them)
         self.room_version = -1
         self.hand_version = -1
         self.ws = None
@@ -559,7 +571,12 @@ class Client:
         return m.group(1) if m else ""
 
     def choose(self):
-        return choose_move(self.page)
+        # Table.run asks every seat after every update, most of them about a hand and buttons that
+        # did not change: parse them again only when one of the two was swapped
+        key = (self.page.get("hand"), self.page.get("actions"))
+        if self._chosen is None or self._chosen[0][0] is not key[0] or self._chosen[0][1] is not key[1]:
+            self._chosen = (key, choose_move(self.page))
+        return self._chosen[1]
 
     async def send(self, message):
         await self.ws.send(json.dumps(message, ensure_ascii=False))
@@ -876,7 +893,7 @@ def main(argv=None):
         close_django()
         log(f"stack up in {stack.var_dir}: daphne on {', '.join(str(p) for p, _ in stack.ports)}; "
             f"{args.tables} table(s) of 4 users")
-        stats = asyncio.run(drive(args, stack, users))
+        stats = run_clients(drive(args, stack, users))
         report(args, stack, stats)
         print(f"  {machine}")
     except KeyboardInterrupt:
