@@ -46,12 +46,12 @@ from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
 from django.utils.translation import pgettext
-from django.utils.html import conditional_escape as escape
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import LedgerEntry, SiteSettings, Wallet
 from games import fast_i18n, hand_result, presence, services, trad_table
+from games.fast_html import escape  # conditional_escape, cheaper on the renders of every move
 from games.fast_i18n import gettext as _  # gettext, kept per language (the renders of every move)
 from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import fixed_url, rules_url, unit_label
