@@ -59,7 +59,7 @@ from games.engine import events as engine_events
 from games.engine.view import public_players, seat_view
 from games.hot_queries import Prepared
 from games.templatetags.table_tiles import tile, tile_button
-from games.models import Game, Hand, HandEvent, Room
+from games.models import Game, Hand, HandEvent, Room, Seat
 
 WAITING, PLAYING, RESULT, FINISHED, DISSOLVED = "waiting", "playing", "result", "finished", "dissolved"
 
@@ -346,8 +346,14 @@ def _phase(room: Room, hand: Hand | None) -> str:
     return RESULT
 
 
+# what a snapshot reads (every update that is not a move: the 准备 presses, the deal, joins), compiled once
+_SNAPSHOT_HAND = Prepared(lambda room_id: (
+    Hand.objects.filter(game__room_id=room_id).select_related("game__room").order_by("-number")[:1]))
+_SNAPSHOT_SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).select_related("user", "user__profile"))
+
+
 def _build_snapshot(room_id: int) -> RoomSnapshot | None:
-    hand = Hand.objects.filter(game__room_id=room_id).select_related("game__room").order_by("-number").first()
+    hand = _SNAPSHOT_HAND.first(room_id)
     if hand is not None:
         game, room = hand.game, hand.game.room
     else:
@@ -355,7 +361,9 @@ def _build_snapshot(room_id: int) -> RoomSnapshot | None:
         if room is None:
             return None
         game = Game.objects.filter(room_id=room_id).first()
-    seat_rows = tuple(room.seats.select_related("user", "user__profile"))
+    seat_rows = tuple(_SNAPSHOT_SEATS.all(room_id))
+    for seat in seat_rows:
+        seat.room = room  # as room.seats gives them
     phase = _phase(room, hand)
     state = services.hand_state(hand) if hand is not None and phase in (PLAYING, RESULT, FINISHED) else None
     near_meters = None

@@ -100,6 +100,46 @@ def test_the_snapshot_reads_are_the_orms(playing):
     assert [e.seq for e in newer] == [4, 5, 6, 7]
 
 
+def test_the_reads_between_hands_are_the_orms(playing):
+    """The 准备 presses' reads (the latest hand, the frozen flag) and the snapshot's (the latest
+    hand with its game and room, the seats with their users and profiles)."""
+    room, hand, users = playing
+    Hand.objects.filter(pk=hand.pk).update(status=Hand.ENDED)  # on the result screen
+    room = Room.objects.get(pk=room.pk)
+    with CaptureQueriesContext(connection) as queries:
+        latest = handstate.current_hand(room)
+        latest.game.room  # attached: no query
+    assert len(queries) == 1
+    orm = room.game.hands.order_by("-number").first()
+    assert columns(latest) == columns(orm) and columns(latest.game) == columns(orm.game)
+    assert latest.game is room.game  # the room's own game object, as room.game.hands gave it
+    fresh = Room.objects.get(pk=room.pk)  # no game cached on it
+    assert handstate.current_hand(fresh).game.room is fresh
+    assert handstate.current_hand(Room(pk=room.pk + 10_000)) is None and handstate.current_hand(Room()) is None
+
+    got = table._SNAPSHOT_HAND.first(room.pk)
+    orm = Hand.objects.filter(game__room_id=room.pk).select_related("game__room").order_by("-number").first()
+    assert columns(got) == columns(orm) and columns(got.game) == columns(orm.game)
+    assert columns(got.game.room) == columns(orm.game.room)
+    assert table._SNAPSHOT_HAND.first(room.pk + 10_000) is None
+    users[1].profile.nickname = "东风"
+    users[1].profile.save(update_fields=["nickname"])
+    got = table._SNAPSHOT_SEATS.all(room.pk)
+    orm = list(room.seats.select_related("user", "user__profile"))
+    assert [columns(s) for s in got] == [columns(s) for s in orm] and [s.position for s in got] == [0, 1, 2, 3]
+    assert [columns(s.user) for s in got] == [columns(s.user) for s in orm]
+    assert [columns(s.user.profile) for s in got] == [columns(s.user.profile) for s in orm]
+    assert [table.display_name(s.user) for s in got][1] == "东风"
+
+    from games.services.safety import is_frozen
+
+    assert not any(is_frozen(u) for u in users.values())
+    users[3].profile.frozen = True
+    users[3].profile.save(update_fields=["frozen"])
+    assert [is_frozen(users[p]) for p in range(4)] == [False, False, False, True]
+    assert not is_frozen(None)
+
+
 def test_a_lock_outside_a_transaction_is_refused():
     prepared = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk))
     if not connection.features.has_select_for_update:

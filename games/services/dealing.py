@@ -39,7 +39,8 @@ def set_ready(user, room_id: int, ready: bool = True):
     ready countdown on the result screen runs out."""
     with transaction.atomic():
         room = handstate.locked_room(room_id)
-        seat = room.seats.filter(user=user).first()
+        seats = moves.room_seats(room)  # read once: this seat, and everyone's 准备 below
+        seat = next((s for s in seats if s.user_id == user.pk), None)
         if seat is None:
             raise ServiceError("not_seated", _("你不在这个房间"))
         if room.status in (Room.FINISHED, Room.DISSOLVED):
@@ -49,13 +50,14 @@ def set_ready(user, room_id: int, ready: bool = True):
             raise ServiceError("hand_playing", _("这一局还在进行"))
         seat.ready = ready
         seat.save(update_fields=["ready"])
-        start_if_ready(room, hand)
+        start_if_ready(room, hand, seats)
         notify.bump(room)
 
 
-def start_if_ready(room: Room, hand) -> bool:
-    """Start the first or next hand if everyone who has to be is ready (room row locked)."""
-    seats = list(room.seats.all())
+def start_if_ready(room: Room, hand, seats: list | None = None) -> bool:
+    """Start the first or next hand if everyone who has to be is ready (room row locked).
+    seats: the room's seats as read under that lock, if the caller has them."""
+    seats = list(room.seats.all()) if seats is None else seats
     if len(seats) != room.players or room.status in (Room.FINISHED, Room.DISSOLVED):
         return False
     if hand is not None and hand.status == Hand.PLAYING:

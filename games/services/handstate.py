@@ -16,7 +16,7 @@ from django.db import transaction
 
 from games.engine import game as engine
 from games.hot_queries import Prepared
-from games.models import Game, Hand, HandEvent, Room
+from games.models import Hand, HandEvent, Room
 
 _cache: dict = {}  # hand id -> (version, state)
 
@@ -136,17 +136,25 @@ def forget_moves():
 
 
 def current_hand(room: Room):
-    game = getattr(room, "game", None) if room.pk else None
-    if game is None:
-        try:
-            game = Game.objects.get(room=room)
-        except Game.DoesNotExist:
-            return None
-    return game.hands.order_by("-number").first()
+    """The room's latest hand (in play or not), its game attached, or None: one statement
+    compiled once (the 准备 presses and the timeouts between hands ask it), where the ORM made
+    two or three and compiled each."""
+    if not room.pk:
+        return None
+    hand = _LATEST_HAND.first(room.pk)
+    if hand is not None:
+        game = room._state.fields_cache.get("game")  # the room's own game object, if it has it
+        if game is not None and game.pk == hand.game_id:
+            hand.game = game
+        else:
+            hand.game.room = room
+    return hand
 
 
 # The move's reads, compiled once (games/hot_queries.py)
 _LOCKED_ROOM = Prepared(lambda pk: Room.objects.select_for_update(of=("self",)).filter(pk=pk))
+_LATEST_HAND = Prepared(lambda room_id: (
+    Hand.objects.select_related("game").filter(game__room_id=room_id).order_by("-number")[:1]))
 _LOCKED_CURRENT_HAND = Prepared(lambda room_id: (
     Hand.objects.select_for_update(of=("self",)).select_related("game")
     .filter(game__room_id=room_id, status=Hand.PLAYING).order_by("-number")[:1]))

@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games.hot_queries import Prepared
 from games.models import Alert, Room, Seat
 
 from . import handstate, notify
@@ -14,11 +15,18 @@ from .errors import ServiceError
 
 def is_frozen(user) -> bool:
     """Read fresh from the database: a socket's user object lives as long as the socket."""
-    from accounts.models import Profile
-
     if user is None or not getattr(user, "pk", None):
         return False
-    return Profile.objects.filter(user_id=user.pk, frozen=True).exists()
+    return _FROZEN.first(user.pk) is not None
+
+
+def _frozen_profile(user_id):
+    from accounts.models import Profile
+
+    return Profile.objects.filter(user_id=user_id, frozen=True)[:1]
+
+
+_FROZEN = Prepared(_frozen_profile)  # asked before every room action (consumers._perform): compiled once
 
 
 def set_frozen(staff, user, frozen: bool, reason: str):
