@@ -949,6 +949,19 @@ def _pick(ctx, *keys):
     return {k: ctx[k] for k in keys if k in ctx}
 
 
+# What a result row carries of its seat that the result partial does not show and that changes on
+# the result screen (each 准备 press, a player coming or going, 托管): left out of its memo key,
+# so the four result screens are rendered once per hand, not again at every press.
+_RESULT_ROW_SEAT_STATE = ("ready", "online", "auto", "hints")
+
+
+def _steady_result(result):
+    if not result:
+        return result
+    return {**result, "rows": [{k: v for k, v in row.items() if k not in _RESULT_ROW_SEAT_STATE}
+                               for row in result["rows"]]}
+
+
 FRAGMENT_CONTEXT = {
     "status": lambda c: {**_pick(c, "phase", "hand_number", "rounds", "length_n", "dissolve", "rules_html",
                                  "rules_url", "auto", "commitment", "escape", "unit", "hints_allowed",
@@ -966,7 +979,7 @@ FRAGMENT_CONTEXT = {
                                   "lobby_url", "next_deadline", "deciding", "decision", "info", "contract_grid",
                                   "contract_faces", "contract_default", "unit", "escape", "throw"),
                           **(_pick(c, "deadline") if c.get("deciding") else {})},
-    "result": lambda c: {**_pick(c, "phase", "result", "summary", "unit", "lobby_url", "rematch"),
+    "result": lambda c: {**_pick(c, "phase", "summary", "unit", "lobby_url", "rematch"), "result": _steady_result(c.get("result")),
                          "hand": {"number": c["hand"].number, "game_id": c["hand"].game_id} if c.get("hand") else None,
                          "game": {"hands_played": c["game"].hands_played, "pk": c["game"].pk} if c.get("game") else None},
 }

@@ -13,7 +13,7 @@ from games import services, table
 from games.engine import game as engine
 from games.models import Hand
 
-from replay_helpers import choose, command_for, users_by_position
+from replay_helpers import choose, command_for, play_moves, start_hand, users_by_position
 from room_helpers import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -135,3 +135,26 @@ def test_the_memo_key_is_the_context_whatever_its_order_and_never_a_value_it_can
         b = table.render_memo(TOAST, {"toast": "x", "level": "x", "toast_id": t + timedelta(microseconds=1)})
         assert b is not a  # another entry (it shows the same minute)
         assert table.render_memo(TOAST, {"toast": "x", "level": "x", "toast_id": t}) is a
+
+
+def test_a_ready_press_keeps_the_result_screens_memo_but_not_the_seats(settings):
+    """On the result screen a 准备 press changes the ready marks (the seats fragment) and not the
+    result: each seat's result is kept from the render before, and is still exactly the partial
+    on the seat's whole context (a mark shown in the result would break the equality above)."""
+    settings.GAME_SEED_BASE = "table-render-ready"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    hand = start_hand(room)
+    rng = random.Random(5)
+    while hand.status == Hand.PLAYING:
+        hand = play_moves(room, hand, users, 1, rng)
+    before = {p: table.seat_context(room.pk, u, "zh") for p, u in users.items()}
+    services.set_ready(users[2], room.pk)
+    after = {p: table.seat_context(room.pk, u, "zh") for p, u in users.items()}
+    small = table.FRAGMENT_CONTEXT
+    for p in users:
+        assert after[p]["phase"] == table.RESULT and any(s["ready"] for s in after[p]["seats"])
+        assert small["result"](after[p]) == small["result"](before[p])  # the same memo key
+        assert small["seats"](after[p]) != small["seats"](before[p])  # the mark is shown there
+        assert table.render_fragment("result", after[p]) == whole(after[p], "result")
+    assert len({table.render_fragment("result", after[p]) for p in users}) == 4  # each seat its own ("你")
