@@ -34,6 +34,9 @@ def check(room, users, lang="zh"):
             for name in table.FRAGMENTS:
                 assert table.render_fragment(name, ctx) == whole(ctx, name), (name, p, ctx["phase"])
             assert table.render_clock(ctx) == whole(ctx, "clock")  # built in Python, as the table is
+            for player in ([ctx["mine"], *ctx["others"]] if ctx.get("others") is not None else ()):
+                small = {"p": {"melds": player["melds"], "river": player["river"], "flowers": player["flowers"]}}
+                assert table._player_tiles(small) == render_to_string(table.PLAYER_TILES, small), (p, player)
             out = table.seat_fragments(room.pk, user, lang, "", version)  # the socket's path
             assert out is not None and out[0] == version
             sent = dict(out[2])
