@@ -114,7 +114,8 @@ def test_the_reads_between_hands_are_the_orms(playing):
     assert columns(latest) == columns(orm) and columns(latest.game) == columns(orm.game)
     assert latest.game is room.game  # the room's own game object, as room.game.hands gave it
     fresh = Room.objects.get(pk=room.pk)  # no game cached on it
-    assert handstate.current_hand(fresh).game.room is fresh
+    latest = handstate.current_hand(fresh)
+    assert latest.game.room is fresh and fresh.game is latest.game  # kept on the room too
     assert handstate.current_hand(Room(pk=room.pk + 10_000)) is None and handstate.current_hand(Room()) is None
 
     got = table._SNAPSHOT_HAND.first(room.pk)

@@ -147,7 +147,7 @@ def current_hand(room: Room):
         if game is not None and game.pk == hand.game_id:
             hand.game = game
         else:
-            hand.game.room = room
+            room.game = hand.game  # kept on the room both ways, as reading room.game did
     return hand
 
 
