@@ -82,6 +82,22 @@ def test_the_seats_with_their_frozen_flag_are_the_orms(playing):
     assert all(s.room is room for s in got)
 
 
+def test_a_bot_seat_has_no_frozen_flag_and_the_read_does_not_join_every_user(playing):
+    """The flag comes from the profile by the seat's user id: NULL for a bot's seat, as the ORM's
+    join gives; and auth_user is not in the statement (a prepared statement's generic plan on
+    PostgreSQL hashed that join over a scan of all users)."""
+    room, _hand, users = playing
+    seat = Seat.objects.get(room=room, user=users[3])
+    Seat.objects.filter(pk=seat.pk).update(user=None, bot=True)
+    got = moves.room_seats(room)
+    orm = list(room.seats.annotate(frozen_user=F("user__profile__frozen")))
+    assert [columns(s) for s in got] == [columns(s) for s in orm]
+    assert [s.frozen_user for s in got] == [s.frozen_user for s in orm] == [False, False, False, None]
+    with CaptureQueriesContext(connection) as queries:
+        moves.room_seats(room)
+    assert "auth_user" not in queries[0]["sql"] and "accounts_profile" in queries[0]["sql"]
+
+
 def test_the_snapshot_reads_are_the_orms(playing):
     _room, hand, _users = playing
     assert columns(table._HAND.first(hand.pk)) == columns(Hand.objects.get(pk=hand.pk))
