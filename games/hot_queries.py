@@ -75,6 +75,8 @@ class Prepared:
             if params.count(s) != 1:
                 raise ValueError(f"key {s} must appear exactly once among the parameters: {params}")
             places.append(params.index(s))
+        if compiler.has_composite_fields([s[0] for s in compiler.select[0:compiler.col_count]]):
+            raise ValueError("a composite primary key is not read here (results_iter turns it into tuples)")
         klass_info = compiler.klass_info
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
         compiled = self._local.compiled = {
@@ -83,6 +85,9 @@ class Prepared:
             "init_list": [f[0].target.attname for f in compiler.select[start:end]],
             "populators": get_related_populators(klass_info, compiler.select, self.using),
             "annotations": dict(compiler.annotation_col_map or {}),
+            # the database converters of each column (a timestamp's time zone, JSON): results_iter
+            # looks them up again for every call
+            "converters": compiler.get_converters([s[0] for s in compiler.select[0:compiler.col_count]]),
         }
         return compiled
 
@@ -99,7 +104,8 @@ class Prepared:
             rows = cursor.fetchall()
         model, start, end, init_list = c["model"], c["start"], c["end"], c["init_list"]
         out = []
-        for row in c["compiler"].results_iter(results=[rows]):
+        converters = c["converters"]
+        for row in c["compiler"].apply_converters(rows, converters) if converters else rows:
             obj = model.from_db(self.using, init_list, row[start:end])
             for populator in c["populators"]:
                 populator.populate(row, obj)

@@ -1048,6 +1048,8 @@ def render_fragment(name: str, ctx: dict) -> str:
             if "bar_html" not in parts:
                 parts["bar_html"] = _table_bar(ctx)
             return _playing_table(ctx, parts["top_html"], parts["bar_html"])
+        if name == "table" and ctx.get("phase") != PLAYING:  # an empty section, before and after the hand
+            return render_memo(f"{TEMPLATE}#table", {"phase": ctx.get("phase"), "oob": True})
         return render_to_string(f"{TEMPLATE}#{name}", {**ctx, "oob": True})
     return render_memo(f"{TEMPLATE}#{name}", {**small, "oob": True})
 
