@@ -194,13 +194,63 @@ def is_winning_tiles(tiles, wild) -> bool:
 
 def waits(tiles, wild) -> list[int]:
     """Faces that would complete these 3n+1 concealed tiles (听牌). The wild face itself is
-    listed only if drawing it wins (a discarded wild can never be won on)."""
+    listed only if drawing it wins (a discarded wild can never be won on).
+
+    Asked at every discard (is the discarder ready?) and for every frame of a replay's re-run: the
+    counts are made once, and with no wild or white stand-in in the hand only faces that can join
+    a set or a pair are tried: a face held, or next to one held in its suit (every chow holding
+    a face holds a face next to it too); for any other face is_winning_tiles would be False."""
+    counts = [0] * NUM_FACES
+    jokers = whites = 0
+    stand_in = wild is not None and wild != WHITE
+    for f in tiles:
+        if f == wild:
+            jokers += 1
+        elif f == WHITE and stand_in:
+            whites += 1
+        else:
+            counts[f] += 1
+    if jokers or whites:
+        faces = range(NUM_FACES)
+    else:
+        near = set()
+        for f in range(NUM_FACES):
+            if counts[f]:
+                near.add(f)
+                if f < 27:
+                    lo = f - f % 9
+                    near.update(range(max(lo, f - 1), min(lo + 9, f + 2)))
+        if wild is not None:
+            near.add(wild)
+            if stand_in:
+                near.add(WHITE)
+        faces = sorted(near)
     out = []
-    base = list(tiles)
-    for f in range(NUM_FACES):
-        if is_winning_tiles(base + [f], wild):
+    for f in faces:
+        if f == wild or (f == WHITE and stand_in):
+            if is_winning_tiles(list(tiles) + [f], wild):
+                out.append(f)
+            continue
+        counts[f] += 1
+        if not whites:
+            won = is_complete(counts, jokers)
+        else:
+            won = _complete_with_whites(counts, jokers, whites, wild)
+        counts[f] -= 1
+        if won:
             out.append(f)
     return out
+
+
+def _complete_with_whites(counts, jokers, whites, wild) -> bool:
+    """is_winning_tiles' trial of each white as the wild's face or a White dragon."""
+    for k in range(whites + 1):
+        c = list(counts)
+        c[wild] += k
+        c[WHITE] += whites - k
+        if is_complete(c, jokers):
+            return True
+    return False
 
 
 def is_sets_only(counts, jokers: int = 0) -> bool:

@@ -272,7 +272,15 @@ class Variant:
             return []
         wild = self.wild(state) if stand_in is not None else None
         out = set()
-        uniq = sorted(set(hand))
+        # only tiles that read as a face of the discard's suit within two of it can join its chow
+        # (logical_chow_faces below decides; this keeps it from trying every pair of the hand)
+        def reads_as(t):  # as logical_chow_faces reads a tile
+            return wild if (t == WHITE and wild is not None and wild != WHITE) else t
+
+        centre = reads_as(tile)
+        low = centre - centre % 9
+        window = range(max(low, centre - 2), min(low + 9, centre + 3)) if centre < 27 else range(0)
+        uniq = sorted(t for t in set(hand) if reads_as(t) in window)
         for i, a in enumerate(uniq):
             for b in uniq[i:]:
                 if a == b and hand.count(a) < 2:
