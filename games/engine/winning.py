@@ -168,9 +168,8 @@ def _fits(acc: int, jokers: int, pairs: int) -> bool:
     return False
 
 
-def is_winning_tiles(tiles, wild) -> bool:
-    """Concealed tiles (including the winning tile) make a win, with wilds and the white
-    stand-in (each white is the wild's face or a White dragon)."""
+def _sorted_out(tiles, wild) -> tuple[list, int, int]:
+    """(counts of the natural faces, wilds, whites standing in for the wild's face) of tiles."""
     counts = [0] * NUM_FACES
     jokers = whites = 0
     stand_in = wild is not None and wild != WHITE
@@ -181,6 +180,11 @@ def is_winning_tiles(tiles, wild) -> bool:
             whites += 1
         else:
             counts[f] += 1
+    return counts, jokers, whites
+
+
+def _complete(counts, jokers, whites, wild) -> bool:
+    """is_complete, each white tried as the wild's face or a White dragon."""
     if not whites:
         return is_complete(counts, jokers)
     for k in range(whites + 1):
@@ -192,6 +196,12 @@ def is_winning_tiles(tiles, wild) -> bool:
     return False
 
 
+def is_winning_tiles(tiles, wild) -> bool:
+    """Concealed tiles (including the winning tile) make a win, with wilds and the white
+    stand-in (each white is the wild's face or a White dragon)."""
+    return _complete(*_sorted_out(tiles, wild), wild)
+
+
 def waits(tiles, wild) -> list[int]:
     """Faces that would complete these 3n+1 concealed tiles (听牌). The wild face itself is
     listed only if drawing it wins (a discarded wild can never be won on).
@@ -200,16 +210,8 @@ def waits(tiles, wild) -> list[int]:
     counts are made once, and with no wild or white stand-in in the hand only faces that can join
     a set or a pair are tried: a face held, or next to one held in its suit (every chow holding
     a face holds a face next to it too); for any other face is_winning_tiles would be False."""
-    counts = [0] * NUM_FACES
-    jokers = whites = 0
+    counts, jokers, whites = _sorted_out(tiles, wild)
     stand_in = wild is not None and wild != WHITE
-    for f in tiles:
-        if f == wild:
-            jokers += 1
-        elif f == WHITE and stand_in:
-            whites += 1
-        else:
-            counts[f] += 1
     if jokers or whites:
         faces = range(NUM_FACES)
     else:
@@ -232,25 +234,11 @@ def waits(tiles, wild) -> list[int]:
                 out.append(f)
             continue
         counts[f] += 1
-        if not whites:
-            won = is_complete(counts, jokers)
-        else:
-            won = _complete_with_whites(counts, jokers, whites, wild)
+        won = _complete(counts, jokers, whites, wild)
         counts[f] -= 1
         if won:
             out.append(f)
     return out
-
-
-def _complete_with_whites(counts, jokers, whites, wild) -> bool:
-    """is_winning_tiles' trial of each white as the wild's face or a White dragon."""
-    for k in range(whites + 1):
-        c = list(counts)
-        c[wild] += k
-        c[WHITE] += whites - k
-        if is_complete(c, jokers):
-            return True
-    return False
 
 
 def is_sets_only(counts, jokers: int = 0) -> bool:
