@@ -351,6 +351,17 @@ def run(moves, meter, profiler=None, tag=""):
     return samples
 
 
+def _server_cpu(connection):
+    """CPU seconds of this machine's PostgreSQL server processes (bench/live.py), or None when the
+    database is not a PostgreSQL on this machine."""
+    host = connection.settings_dict.get("HOST") or ""
+    if connection.vendor != "postgresql" or not (host in ("127.0.0.1", "localhost", "::1", "") or host.startswith("/")):
+        return None
+    from live import service_cpu  # bench/live.py
+
+    return service_cpu()["PostgreSQL"]
+
+
 def ms(x):
     return 1000 * x
 
@@ -375,7 +386,9 @@ def main(argv=None):
     run(args.warmup, meter, tag=tag + "w")  # templates compiled, caches warm
     SHOW_SQL.update(args.sql)
     BETWEEN_HANDS_MS.clear()
+    server_before = _server_cpu(connection)
     samples = run(args.moves, meter, tag=tag)
+    server_after = _server_cpu(connection)
     SHOW_SQL.clear()
 
     def med(attr, scale=1.0):
@@ -406,6 +419,11 @@ def main(argv=None):
               f"{cpu_all:.0f} ms CPU in all = {cpu_all / len(samples):.2f} ms per measured move; "
               f"the press that deals, median {statistics.median(dealing) if dealing else float('nan'):.1f} ms "
               f"({len(dealing)} deals)")
+    if server_before is not None and server_after is not None:
+        # the PostgreSQL server's own CPU (every postgres process of this machine, nothing else
+        # running): what a move costs the database besides this process's waits
+        print(f"  PostgreSQL server CPU per measured move (its 准备 presses and new tables included): "
+              f"{1000 * (server_after - server_before) / len(samples):.2f} ms")
     print(f"  celery calls dropped: {meter.scheduled}")
     if SEAT_RENDER_MS:
         r = sorted(SEAT_RENDER_MS)

@@ -282,6 +282,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # drop the running acks_late ones, they come back; also silences celery's deprecation warning.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TIMEZONE = TIME_ZONE
+# Celery's Django fixup closes every database connection before and after each task (celery 5.6.3:
+# conn.close()): each sweep (every SWEEP_SECONDS), replay build and heartbeat opened a PostgreSQL
+# backend of its own, ~10 ms of the server's CPU and ~3 ms of the worker's. Given a reuse count it
+# closes them only once per that many tasks; in between, mahjong_site/celery.py treats each task as
+# a request (DB_CONN_MAX_AGE and the health check decide, as for a page).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     # Placeholder hook for the turn-timeout sweeper (see games.tasks.sweep_overdue).
