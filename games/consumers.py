@@ -71,6 +71,12 @@ from mahjong_site.client_ip import scope_ip
 
 log = logging.getLogger(__name__)
 
+try:  # what daphne raises on a send to a websocket that has closed (the ASGI spec: an OSError)
+    from autobahn.exception import Disconnected as _Disconnected
+except ImportError:  # another ASGI server
+    _Disconnected = OSError
+SOCKET_GONE = (OSError, _Disconnected)
+
 HAND_ACTIONS = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong", "decide")
 ROOM_ACTIONS = ("ready", "leave", "remove", "close", "new_invite", "revoke_invite", "dissolve", "auto_off",
                 "auto_on", "location", "escape", "rematch", "phrase", "add_bot", "remove_bot", "hints")
@@ -281,7 +287,13 @@ class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
                 changed.extend(_changed_parts(before, html) if not full else (html,))
         self.sent = fragments
         self.sent_version = max(self.sent_version, version)
-        await self.send(text_data=clock + "".join(changed))
+        try:
+            await self.send(text_data=clock + "".join(changed))
+        except SOCKET_GONE:
+            # this socket closed and its disconnect has not come through yet: nobody to show it to.
+            # Raised here it would end the coroutine that sends (for a move's local seats, the MOVER's
+            # socket, closed with 1011: a cascade over the table when one page of it closes)
+            log.info("room %s: the socket of user %s closed before its view was sent", self.room_id, self.user.pk)
 
     async def send_error(self, message):
         html = await in_pool(_toast)(message, self.lang)

@@ -162,6 +162,43 @@ def test_a_closed_socket_does_not_hold_up_its_batch(settings):
     run(scenario)
 
 
+def test_a_tablemates_socket_that_closed_does_not_take_the_movers_down(settings):
+    """A page of the table closes (a tab shut, a phone's network gone) while a move is rendered for
+    it in the mover's hop: daphne refuses the send to that socket (autobahn's Disconnected) before
+    its disconnect comes through. The mover's socket stays open and keeps playing (the 250-table
+    bench saw one such close spread over a table: each move then closed the mover with 1011)."""
+    from autobahn.exception import Disconnected
+
+    settings.GAME_SEED_BASE = "room-renders-gone"
+    room, users = make_room(players=4)
+
+    async def scenario():
+        players = await start(room, users)
+        mover = next(p for p in players if p.buttons())
+        gone = next(p for p in players if p is not mover)
+        local = consumers.ROOM_RENDERS._sockets[(asyncio.get_running_loop(), room.pk)]
+        closed = next(c for c in local if c.user.pk == gone.user.pk)
+
+        async def refused(message):
+            raise Disconnected("Attempt to send on a closed protocol")
+
+        closed.base_send = refused  # as daphne answers a send on that socket now
+        others = [p for p in players if p is not gone]
+        rng = random.Random(6)
+        for _ in range(3):  # the mover, and whoever moves next, play on and every open page follows
+            mover = next((p for p in others if p.buttons()), None)
+            if mover is None:
+                break
+            await press(others, room.pk, mover, choose(mover.buttons(), rng))
+        version = await db(lambda: Room.objects.get(pk=room.pk).version)
+        assert [p.room_version for p in others] == [version] * len(others)
+        for p in others:
+            assert await p.comm.receive_nothing(timeout=0.2)  # no close frame: still open
+        await hang_up(players)
+
+    run(scenario)
+
+
 async def hang_up(players):
     for p in players:
         await p.comm.disconnect()
