@@ -115,7 +115,22 @@ class DirectDispatch:
         await handler(message)
 
 
-class RoomConsumer(DirectDispatch, AsyncJsonWebsocketConsumer):
+class LeavesOnCancel:
+    """Consumers whose disconnect() undoes what connect() joined (the room's group, the presence
+    row, this process's sockets of the room) and may run twice: run it when the application ends
+    without it too. daphne cancels an application still running application_close_timeout (10 s)
+    after its socket closed (a handler waiting on the pool of a saturated process), and
+    disconnect() never ran: the socket stayed in ROOM_RENDERS (its view rendered at every move of
+    the room, sent nowhere), in the room's group, and online until its presence row expired."""
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.disconnect(None)
+
+
+class RoomConsumer(LeavesOnCancel, DirectDispatch, AsyncJsonWebsocketConsumer):
     async def connect(self):
         self.joined = False
         self.present = False

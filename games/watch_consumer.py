@@ -48,7 +48,7 @@ def _render(room_id, user, lang, version=None):
 _fragments = database_sync_to_async(_render, thread_sensitive=False)
 
 
-class SpectatorConsumer(consumers.DirectDispatch, AsyncWebsocketConsumer):
+class SpectatorConsumer(consumers.LeavesOnCancel, consumers.DirectDispatch, AsyncWebsocketConsumer):
     async def connect(self):
         self.joined = False
         self.present = False
