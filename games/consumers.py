@@ -54,6 +54,7 @@ import json
 import logging
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
@@ -96,6 +97,21 @@ def in_pool(func):
     put in order by its row lock (services.handle). Each pool thread keeps its own database
     connection; database_sync_to_async closes it when stale, before and after the call."""
     return database_sync_to_async(func, thread_sensitive=False)
+
+
+# The seat check of a socket's handshake runs on threads of its own: on the pool it waited behind
+# the moves and renders of a saturated process past daphne's handshake timeout (5 s), and the
+# socket was dropped before it was accepted (1,626 handshakes in one 250-table bench ramp), to be
+# retried by its page: more work for a process that already had too much. Accepted at once, the
+# socket then waits for its first view like any other update. Each thread keeps its own database
+# connection, as the pool's do.
+HANDSHAKE_THREADS = 2
+_handshakes = ThreadPoolExecutor(max_workers=HANDSHAKE_THREADS, thread_name_prefix="handshake")
+
+
+def for_handshake(func):
+    """func on the handshake threads, with channels' handling of the database connection."""
+    return database_sync_to_async(func, thread_sensitive=False, executor=_handshakes)
 
 
 class BadMessage(Exception):
@@ -146,7 +162,7 @@ class RoomConsumer(LeavesOnCancel, DirectDispatch, AsyncJsonWebsocketConsumer):
             await self.close()  # refused: not logged in
             return
         self.group = Room(pk=self.room_id).group_name
-        if not await in_pool(_is_seated)(self.room_id, self.user):
+        if not await for_handshake(_is_seated)(self.room_id, self.user):
             await self.close()  # refused: not a player of this room
             return
         self.lang = _lang_of(self.scope)

@@ -64,7 +64,7 @@ class SpectatorConsumer(consumers.LeavesOnCancel, consumers.DirectDispatch, Asyn
         if self.user is None or not getattr(self.user, "is_authenticated", False):
             await self.close()
             return
-        if not await database_sync_to_async(_allowed)(self.room_id, kwargs.get("key"), self.user):
+        if not await consumers.for_handshake(_allowed)(self.room_id, kwargs.get("key"), self.user):
             await self.close()
             return
         self.group = Room(pk=self.room_id).group_name
