@@ -142,9 +142,10 @@ class Player:
 
 
 async def connect(room_id, user, position=None, lang="zh", expect=True, client=None, origin="http://testserver",
-                  headers=()):
+                  headers=(), timeout=TIMEOUT):
     """A socket of `user` to the room. client = the peer address (scope["client"]); origin=None sends
-    no Origin header; extra `headers` as (bytes, bytes) pairs (e.g. X-Forwarded-For)."""
+    no Origin header; extra `headers` as (bytes, bytes) pairs (e.g. X-Forwarded-For); `timeout`: the
+    seconds the handshake may take."""
     from mahjong_site.asgi import application
 
     headers = [(b"host", b"testserver"), *headers]
@@ -156,7 +157,7 @@ async def connect(room_id, user, position=None, lang="zh", expect=True, client=N
     comm = WebsocketCommunicator(application, f"/ws/room/{room_id}/?lang={lang}", headers=headers)
     if client is not None:
         comm.scope["client"] = (client, 50000)  # read when the application starts, on connect
-    connected, _code = await comm.connect(timeout=TIMEOUT)
+    connected, _code = await comm.connect(timeout=timeout)
     if not expect:
         return comm, connected
     assert connected, "the socket was refused"

@@ -7,38 +7,38 @@ has threads of its own; the socket's first view still comes from the pool, when 
 
 import asyncio
 import threading
+from contextlib import asynccontextmanager
 
 import pytest
-from channels.testing import WebsocketCommunicator
 
-from room_helpers import db, make_room, make_user, run, session_cookie, split_fragments
+from room_helpers import connect, make_room, make_user, run, split_fragments
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+HANDSHAKE_SECONDS = 4  # under daphne's 5 s handshake timeout
 
-def socket_of(room_id, cookie, path="/ws/room/{}/?lang=zh"):
-    from mahjong_site.asgi import application  # imported in the test: its origin check reads ALLOWED_HOSTS
 
-    headers = [(b"host", b"testserver"), (b"origin", b"http://testserver"), (b"cookie", f"sessionid={cookie}".encode())]
-    return WebsocketCommunicator(application, path.format(room_id), headers=headers)
+@asynccontextmanager
+async def every_pool_thread_held():
+    """The loop's thread pool busy to its last thread (and a queue behind), as on a saturated process."""
+    loop = asyncio.get_running_loop()
+    release = threading.Event()
+    busy = [loop.run_in_executor(None, release.wait, 30) for _ in range(40)]  # more than its threads
+    try:
+        yield
+    finally:
+        release.set()
+        await asyncio.gather(*busy)
 
 
 def test_a_seat_is_accepted_while_every_pool_thread_is_busy_and_gets_its_view_after():
     room, users = make_room(players=2)
 
     async def scenario():
-        cookie = await db(session_cookie, users[0])
-        loop = asyncio.get_running_loop()
-        release = threading.Event()
-        busy = [loop.run_in_executor(None, release.wait, 30) for _ in range(40)]  # more than its threads
-        comm = socket_of(room.pk, cookie)
-        try:
-            connected, _code = await comm.connect(timeout=4)  # under daphne's 5 s handshake timeout
+        async with every_pool_thread_held():
+            comm, connected = await connect(room.pk, users[0], expect=False, timeout=HANDSHAKE_SECONDS)
             assert connected
             assert await comm.receive_nothing(timeout=0.3)  # the view waits for the pool
-        finally:
-            release.set()
-            await asyncio.gather(*busy)
         parts = split_fragments(await comm.receive_from(timeout=10))
         assert {"clock", "status", "seats", "table", "hand", "actions"} <= set(parts)
         await comm.disconnect()
@@ -51,17 +51,9 @@ def test_the_busy_pool_does_not_let_an_outsider_in():
     outsider = make_user("outsider")
 
     async def scenario():
-        cookie = await db(session_cookie, outsider)
-        loop = asyncio.get_running_loop()
-        release = threading.Event()
-        busy = [loop.run_in_executor(None, release.wait, 30) for _ in range(40)]
-        comm = socket_of(room.pk, cookie)
-        try:
-            connected, _code = await comm.connect(timeout=4)
+        async with every_pool_thread_held():
+            comm, connected = await connect(room.pk, outsider, expect=False, timeout=HANDSHAKE_SECONDS)
             assert not connected  # refused at once, as before: the check itself is not skipped
-        finally:
-            release.set()
-            await asyncio.gather(*busy)
             await comm.disconnect()
 
     run(scenario)
