@@ -254,6 +254,7 @@ class Statements:
 SHOW_SQL = set()  # --sql: the moves whose statements are printed
 SEAT_BYTES = []  # bytes one seat's socket is sent for one update (the clock + changed fragments)
 BETWEEN_HANDS_MS = []  # CPU of each 准备 press and its four renders (the last one deals the next hand)
+PRESS_STATEMENTS = []  # SQL statements of each 准备 press and its four renders
 
 
 class Sample:
@@ -298,11 +299,14 @@ def play(room_id, seats, moves, meter, samples, profiler=None):
         seat, (kind, message) = min(choices, key=lambda x: (rank[x[1][0]], x[0].position))
         if kind in ("ready", "auto_off"):
             c0 = time.process_time()
-            error = db_call(perform, room_id, seat.user, message)
-            if error:
-                raise RuntimeError(f"{kind}: {error}")
-            render_all(room_id, seats, meter.version, hand_move=meter.hand_move)
-            BETWEEN_HANDS_MS.append((1000 * (time.process_time() - c0), db_call(hands_dealt, room_id)))
+            with Statements(connection) as q_press:
+                error = db_call(perform, room_id, seat.user, message)
+                if error:
+                    raise RuntimeError(f"{kind}: {error}")
+                render_all(room_id, seats, meter.version, hand_move=meter.hand_move)
+            cpu = 1000 * (time.process_time() - c0)
+            BETWEEN_HANDS_MS.append((cpu, db_call(hands_dealt, room_id)))
+            PRESS_STATEMENTS.append(len(q_press.sql))
             continue
         sample = Sample()
         before = (meter.connections, meter.renders, meter.template_renders, meter.engine)
@@ -386,6 +390,7 @@ def main(argv=None):
     run(args.warmup, meter, tag=tag + "w")  # templates compiled, caches warm
     SHOW_SQL.update(args.sql)
     BETWEEN_HANDS_MS.clear()
+    PRESS_STATEMENTS.clear()
     server_before = _server_cpu(connection)
     samples = run(args.moves, meter, tag=tag)
     server_after = _server_cpu(connection)
@@ -414,11 +419,15 @@ def main(argv=None):
     if BETWEEN_HANDS_MS:
         # the hand-ending move is one of the moves above; the presses after it are not
         cpu_all = sum(c for c, _n in BETWEEN_HANDS_MS)
-        dealing = [c for (c, n), (_c, before) in zip(BETWEEN_HANDS_MS[1:], BETWEEN_HANDS_MS) if n > before]
+        deals = [n > before for (_c, n), (_c0, before) in zip(BETWEEN_HANDS_MS[1:], BETWEEN_HANDS_MS)]
+        dealing = [c for (c, _n), dealt in zip(BETWEEN_HANDS_MS[1:], deals) if dealt]
+        others = [(c, q) for (c, _n), q, dealt in zip(BETWEEN_HANDS_MS[1:], PRESS_STATEMENTS[1:], deals) if not dealt]
         print(f"  between hands (not in the moves above): {len(BETWEEN_HANDS_MS)} 准备 presses with their renders, "
               f"{cpu_all:.0f} ms CPU in all = {cpu_all / len(samples):.2f} ms per measured move; "
               f"the press that deals, median {statistics.median(dealing) if dealing else float('nan'):.1f} ms "
-              f"({len(dealing)} deals)")
+              f"({len(dealing)} deals); the others, median "
+              f"{statistics.median(c for c, _q in others) if others else float('nan'):.1f} ms and "
+              f"{statistics.fmean(q for _c, q in others) if others else float('nan'):.1f} statements")
     if server_before is not None and server_after is not None:
         # the PostgreSQL server's own CPU (every postgres process of this machine, nothing else
         # running): what a move costs the database besides this process's waits
