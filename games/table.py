@@ -398,7 +398,9 @@ def room_snapshot(room_id: int, cached: bool = True, at_least: int | None = None
     announces itself the same way.
     hand_move: the message says that version changed nothing but a move on this hand in play
     (games.services.notify): a cached snapshot of the version just before is brought forward by
-    reading only the hand (`_advance_snapshot`) instead of every row of the room."""
+    reading only the hand (`_advance_snapshot`) instead of every row of the room. Without it, a
+    version that this process committed as a 准备 press changing nothing but its seat's flag is
+    brought forward from the version before too, reading nothing (`_advance_ready`)."""
     if not cached or connection.in_atomic_block:  # what a transaction reads may never commit
         return _build_snapshot(room_id)
     key = None
@@ -432,6 +434,8 @@ def room_snapshot(room_id: int, cached: bool = True, at_least: int | None = None
         if (hand_move is not None and key is None and hit is not None and hit.key[0] == at_least - 1
                 and hit.phase == PLAYING and hit.hand is not None and hit.hand.pk == hand_move):
             snap = _advance_snapshot(hit, at_least)
+        elif hand_move is None and key is None and hit is not None and hit.key[0] == at_least - 1:
+            snap = _advance_ready(hit, at_least)
         if snap is None:
             snap = _build_snapshot(room_id)
         if snap is None:
@@ -469,6 +473,35 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     hand.game = game
     return replace(prev, key=(version, prev.key[1]), room=room, game=game, hand=hand,
                    state=services.hand_state(hand), moves=_recent_moves(hand, prev.moves, prev.hand.version, newer),
+                   shared={})
+
+
+def _advance_ready(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
+    """The snapshot at `version` from the one at version - 1 when this process committed that
+    version as a 准备 press that changed nothing but its seat's flag (services.handstate
+    .committed_ready; a press that deals the next hand is not one); None (read everything) else.
+    Reads nothing."""
+    change = services.handstate.committed_ready(prev.room.pk, version)
+    if change is None:
+        return None
+    position, ready = change
+    if not any(s.position == position for s in prev.seat_rows):
+        return None
+    room = copy.copy(prev.room)
+    room.version = version
+    seat_rows = tuple(copy.copy(s) for s in prev.seat_rows)
+    for seat in seat_rows:
+        seat.room = room
+        if seat.position == position:
+            seat.ready = ready
+    game = hand = None
+    if prev.game is not None:
+        game = copy.copy(prev.game)
+        game.room = room
+    if prev.hand is not None:
+        hand = copy.copy(prev.hand)
+        hand.game = game
+    return replace(prev, key=(version, prev.key[1]), room=room, seat_rows=seat_rows, game=game, hand=hand,
                    shared={})
 
 

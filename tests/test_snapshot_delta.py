@@ -2,7 +2,8 @@
 room snapshot of the version before forward by reading the hand alone (games.table
 _advance_snapshot). The snapshot so made must equal one read from scratch at every move of whole
 hands; every other change (the hand's end, a timeout's 托管, a seat going 托管, readiness) is
-announced without it and read in full."""
+announced without it and read in full — except, in the process that committed it, a 准备 press
+that changed nothing but its seat's flag (_advance_ready)."""
 
 import random
 
@@ -42,9 +43,13 @@ def same(a, b):
     assert a.near_meters == b.near_meters and a.game_beans == b.game_beans and a.moves == b.moves
     assert a.state == b.state
     for x, y in ((a.room, b.room), (a.game, b.game), (a.hand, b.hand)):
+        assert (x is None) == (y is None)
+        if x is None:  # no game yet
+            continue
         fields = [f.attname for f in type(x)._meta.concrete_fields]
         assert {f: getattr(x, f) for f in fields} == {f: getattr(y, f) for f in fields}, type(x).__name__
-    assert a.hand.game.room.version == b.hand.game.room.version == a.room.version
+    if a.hand is not None:
+        assert a.hand.game.room.version == b.hand.game.room.version == a.room.version
     seat = [f.attname for f in a.seat_rows[0]._meta.concrete_fields]
     assert [{f: getattr(s, f) for f in seat} for s in a.seat_rows] == [{f: getattr(s, f) for f in seat} for s in b.seat_rows]
 
@@ -198,3 +203,79 @@ def test_a_move_that_does_not_commit_leaves_nothing_to_render_from(settings, ann
     kept = services.handstate.committed_move(room.pk, version, hand.pk, hand.version)
     assert kept is not None and [row[3] for row in kept[1]][-1] == hand.version + 1
     same(table.room_snapshot(room.pk, at_least=version, hand_move=hand_move), table._build_snapshot(room.pk))
+
+
+def pressed(room, user, announced, ready=True):
+    """user presses 准备 (or takes it back): the version it announced (once: a press that deals
+    is announced by the deal alone)."""
+    announced.clear()
+    services.set_ready(user, room.pk, ready)
+    assert len(announced) == 1 and announced[0][1] is None
+    return announced[0][0]
+
+
+def advanced_without_reading(room, version):
+    """The snapshot at `version` as this process brings it forward, checked to read nothing and to
+    equal one read from scratch."""
+    with CaptureQueriesContext(connection) as queries:
+        snap = table.room_snapshot(room.pk, at_least=version)
+    assert not queries.captured_queries
+    assert snap.key[0] == version
+    same(snap, table._build_snapshot(room.pk))
+    return snap
+
+
+def test_a_ready_press_brings_the_snapshot_forward_without_reading(settings, announced):
+    """Before the first hand and on a result screen, a 准备 press that deals nothing changes one
+    seat's flag: the presser's process renders the new version from the snapshot before
+    (services.handstate.committed_ready); the press that deals is read in full."""
+    settings.GAME_SEED_BASE = "snapshot-delta-ready"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    table.clear_caches()
+    table.room_snapshot(room.pk)
+    for p in (0, 1, 2):
+        snap = advanced_without_reading(room, pressed(room, users[p], announced))
+        assert [s.ready for s in snap.seat_rows] == [s.position <= p for s in snap.seat_rows]
+    snap = advanced_without_reading(room, pressed(room, users[1], announced, ready=False))  # taken back
+    assert [s.ready for s in snap.seat_rows] == [True, False, True, False]
+    pressed(room, users[1], announced)
+    table.room_snapshot(room.pk, at_least=announced[0][0])
+    version = pressed(room, users[3], announced)  # the last one: hand 1 is dealt
+    assert services.handstate.committed_ready(room.pk, version) is None
+    with CaptureQueriesContext(connection) as queries:
+        snap = table.room_snapshot(room.pk, at_least=version)
+    assert any("games_seat" in q["sql"] for q in queries.captured_queries)  # read in full
+    assert snap.phase == table.PLAYING
+    same(snap, table._build_snapshot(room.pk))
+
+    hand = Hand.objects.get(game__room=room, number=1)
+    rng = random.Random(2)
+    while hand.status == Hand.PLAYING:
+        play_one(hand, users, rng)
+        hand.refresh_from_db()
+    table.room_snapshot(room.pk)  # the result screen, as its sockets rendered it
+    for p in (2, 0):  # nobody is online: the countdown, not the presses, deals the next hand
+        snap = advanced_without_reading(room, pressed(room, users[p], announced))
+        assert snap.phase == table.RESULT and {s.position for s in snap.seat_rows if s.ready} >= {p}
+
+
+def test_a_ready_press_of_another_process_or_not_committed_is_read_in_full(settings, announced):
+    from django.db import transaction
+
+    settings.GAME_SEED_BASE = "snapshot-delta-ready-other"
+    room, _ = make_room(players=4, length=4)
+    users = users_by_position(room)
+    table.clear_caches()
+    before = table.room_snapshot(room.pk)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.set_ready(users[0], room.pk)
+        raise RuntimeError("after the press, before the commit")
+    assert services.handstate.committed_ready(room.pk, before.key[0] + 1) is None
+    version = pressed(room, users[2], announced)
+    services.handstate.forget_moves()  # what another process has: nothing of this press
+    with CaptureQueriesContext(connection) as queries:
+        snap = table.room_snapshot(room.pk, at_least=version)
+    assert any("games_seat" in q["sql"] for q in queries.captured_queries)
+    assert [s.ready for s in snap.seat_rows] == [False, False, True, False]
+    same(snap, table._build_snapshot(room.pk))

@@ -50,8 +50,10 @@ def set_ready(user, room_id: int, ready: bool = True):
             raise ServiceError("hand_playing", _("这一局还在进行"))
         seat.ready = ready
         seat.save(update_fields=["ready"])
-        start_if_ready(room, hand, seats)
-        notify.bump(room)
+        if not start_if_ready(room, hand, seats):  # (a deal announces itself: moves.after_change)
+            notify.bump(room)
+            # this seat's flag is all that changed: this process renders it from the snapshot before
+            handstate.remember_ready(room.pk, room.version, seat.position, ready)
 
 
 def start_if_ready(room: Room, hand, seats: list | None = None) -> bool:
@@ -78,10 +80,7 @@ def check_next_hand(room_id: int) -> bool:
     """Someone left or went on 托管 on the result screen: start the next hand if the others are ready."""
     with transaction.atomic():
         room = handstate.locked_room(room_id)
-        started = start_if_ready(room, handstate.current_hand(room))
-        if started:
-            notify.bump(room)
-        return started
+        return start_if_ready(room, handstate.current_hand(room))  # a deal announces itself
 
 
 def start_next_hand(room: Room, seats):

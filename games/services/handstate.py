@@ -130,9 +130,43 @@ def committed_move(room_id: int, room_version: int, hand_id: int, after: int):
     return hand, rows[::-1]
 
 
+# The last 准备 press of each room that changed nothing but its seat's flag (this process only):
+# (room version, position, ready), so that this process's snapshot of the version before is
+# brought forward without reading the room's rows again. Filled after commit only.
+_readies: OrderedDict = OrderedDict()  # room id -> (room version, position, ready)
+
+
+def remember_ready(room_id: int, room_version: int, position: int, ready: bool):
+    """Once the transaction commits, keep that the room's version `room_version` changed nothing
+    but the 准备 flag of the seat at `position` (dealing.set_ready when no hand was dealt)."""
+    transaction.on_commit(lambda: _put_ready(room_id, room_version, position, ready))
+
+
+def _put_ready(room_id, room_version, position, ready):
+    with _cache_lock:
+        old = _readies.get(room_id)
+        if old is not None and old[0] > room_version:
+            return
+        _readies[room_id] = (room_version, position, ready)
+        _readies.move_to_end(room_id)
+        while len(_readies) > MOVES:
+            _readies.popitem(last=False)
+
+
+def committed_ready(room_id: int, room_version: int):
+    """(position, ready) of the 准备 press this process committed that made the room's version
+    `room_version` and changed nothing else; else None."""
+    with _cache_lock:
+        hit = _readies.get(room_id)
+    if hit is None or hit[0] != room_version:
+        return None
+    return hit[1], hit[2]
+
+
 def forget_moves():
     with _cache_lock:
         _moves.clear()
+        _readies.clear()
 
 
 def current_hand(room: Room):
