@@ -107,14 +107,20 @@ def _as_stored(value):
 
 
 def _put_move(room_id, room_version, hand, rows):
+    _keep_latest(_moves, room_id, (room_version, hand, rows))
+
+
+def _keep_latest(kept: OrderedDict, room_id: int, entry: tuple):
+    """kept[room_id] = entry (its room version first) unless a later version is kept; the rooms
+    least recently kept go first past MOVES."""
     with _cache_lock:
-        old = _moves.get(room_id)
-        if old is not None and old[0] > room_version:
+        old = kept.get(room_id)
+        if old is not None and old[0] > entry[0]:
             return
-        _moves[room_id] = (room_version, hand, rows)
-        _moves.move_to_end(room_id)
-        while len(_moves) > MOVES:
-            _moves.popitem(last=False)
+        kept[room_id] = entry
+        kept.move_to_end(room_id)
+        while len(kept) > MOVES:
+            kept.popitem(last=False)
 
 
 def committed_move(room_id: int, room_version: int, hand_id: int, after: int):
@@ -143,14 +149,7 @@ def remember_ready(room_id: int, room_version: int, position: int, ready: bool):
 
 
 def _put_ready(room_id, room_version, position, ready):
-    with _cache_lock:
-        old = _readies.get(room_id)
-        if old is not None and old[0] > room_version:
-            return
-        _readies[room_id] = (room_version, position, ready)
-        _readies.move_to_end(room_id)
-        while len(_readies) > MOVES:
-            _readies.popitem(last=False)
+    _keep_latest(_readies, room_id, (room_version, position, ready))
 
 
 def committed_ready(room_id: int, room_version: int):
