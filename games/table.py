@@ -466,14 +466,23 @@ def _advance_snapshot(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
         hand, newer = _HAND.first(prev.hand.pk), None
     if hand is None or hand.status != Hand.PLAYING:
         return None
-    room = copy.copy(prev.room)
-    room.version = version
-    game = copy.copy(prev.game)
-    game.room = room
+    room, game = _room_and_game_at(prev, version)
     hand.game = game
     return replace(prev, key=(version, prev.key[1]), room=room, game=game, hand=hand,
                    state=services.hand_state(hand), moves=_recent_moves(hand, prev.moves, prev.hand.version, newer),
                    shared={})
+
+
+def _room_and_game_at(prev: RoomSnapshot, version: int) -> tuple:
+    """Copies of the snapshot's room row at `version` and of its game (None without one), linked as
+    a snapshot's are, for a snapshot brought forward: the ones before stay as they were."""
+    room = copy.copy(prev.room)
+    room.version = version
+    game = None
+    if prev.game is not None:
+        game = copy.copy(prev.game)
+        game.room = room
+    return room, game
 
 
 def _advance_ready(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
@@ -487,17 +496,13 @@ def _advance_ready(prev: RoomSnapshot, version: int) -> RoomSnapshot | None:
     position, ready = change
     if not any(s.position == position for s in prev.seat_rows):
         return None
-    room = copy.copy(prev.room)
-    room.version = version
+    room, game = _room_and_game_at(prev, version)
     seat_rows = tuple(copy.copy(s) for s in prev.seat_rows)
     for seat in seat_rows:
         seat.room = room
         if seat.position == position:
             seat.ready = ready
-    game = hand = None
-    if prev.game is not None:
-        game = copy.copy(prev.game)
-        game.room = room
+    hand = None
     if prev.hand is not None:
         hand = copy.copy(prev.hand)
         hand.game = game
