@@ -26,8 +26,8 @@ time: a win when offered, every other claim passed, otherwise the first tile off
 
 Measured per move: the send -> the moment the LAST of the four sockets received a clock with a
 room version above the one the mover acted on. --pace 0 (default) sends the next move as soon as
-that happens (latency); --pace 1.0 waits ~1 s before a discard and ~0.5 s before a claim answer
-(a human pace). Printed: p50/p90/p99 of hand moves (and of the 准备 presses), moves, errors (error
+that happens (latency; each socket within the server's rate limit, SEND_RATE); --pace 1.0 waits
+~1 s before a discard and ~0.5 s before a claim answer (a human pace). Printed: p50/p90/p99 of hand moves (and of the 准备 presses), moves, errors (error
 toasts, moves not seen by all four within --move-timeout), unexpected socket closes, tracebacks in
 the server logs, and CPU and memory per process over the measured window, with the CPU of this
 machine's PostgreSQL and Redis servers and how busy the machine's cores were.
@@ -71,6 +71,9 @@ _HAND_V = re.compile(r'data-hand-version="(\d+)"')
 _HX_VALS = re.compile(r'ws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
 _TOAST_TEXT = re.compile(r'<span data-toast="\d+">(.*?)</span>', re.S)
 HAND_MOVES = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong")
+# messages a second a client sends at most: under the server's limit per socket (games.consumers
+# .RATE_PER_SECOND, 20, measured where they arrive, which a burst of them may reach closer together)
+SEND_RATE = 16
 
 
 def log(message):
@@ -530,6 +533,7 @@ class Client:
         self.closing = False
         self.toasts = []
         self.pinger = None
+        self.tokens, self.stamp = float(SEND_RATE), time.monotonic()
 
     async def open(self, room_id):
         from websockets.asyncio.client import connect
@@ -611,6 +615,19 @@ class Client:
             self._chosen = (key, choose_move(self.page))
         return self._chosen[1]
 
+    async def within_rate(self):
+        """Wait, if need be, until this socket may send again within its rate limit
+        (games.consumers.RATE_PER_SECOND, a token bucket): at --pace 0 one table's seats play faster
+        than that, and a refused move, sent again at once with the same view, was refused again
+        (thousands of 操作太频繁 a run), which no person's clicks do. Before the move's clock starts."""
+        now = time.monotonic()
+        self.tokens = min(float(SEND_RATE), self.tokens + (now - self.stamp) * SEND_RATE)
+        self.stamp = now
+        if self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / SEND_RATE)
+            self.tokens, self.stamp = 1.0, time.monotonic()
+        self.tokens -= 1
+
     async def send(self, message):
         await self.ws.send(json.dumps(message, ensure_ascii=False))
 
@@ -685,6 +702,7 @@ class Table:
 
     async def move(self, client, kind, message):
         """Send one move; wait until all four sockets show a later room version."""
+        await client.within_rate()
         before = client.room_version
         for c in self.clients:
             c.toasts.clear()
