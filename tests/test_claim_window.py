@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from games import services
+from games import consumers, services
 from games.engine import game as engine
 from games.engine.tiles import parse_tiles
 from games.models import Hand
@@ -140,8 +140,19 @@ def test_a_claim_after_the_window_closed_is_refused_with_the_reason(designed):
     assert services.play(hand.pk, users[3], {"action": "win"}, window).ok
     hand.refresh_from_db()
     assert hand.status == Hand.ENDED
+    # seat 1's pung answered the window the win closed: told it was outranked, by either path
     out = services.play(hand.pk, users[1], {"action": "pung"}, window)
-    assert not out.ok and "已经结束" in out.error  # the hand is over: nothing to claim
+    assert not out.ok and out.code == "claim_outranked", out
+    out = services.handle(room.pk, users[1], {"action": "pung", "v": window, "h": hand.pk})
+    assert not out.ok and out.code == "claim_outranked", out
+    # anything but an answer to that window: the hand is over, nothing to play
+    out = services.play(hand.pk, users[1], {"action": "discard", "tile": "3m"}, window)
+    assert not out.ok and out.code == "hand_over" and "已经结束" in out.error, out
+    out = services.handle(room.pk, users[1], {"action": "discard", "tile": "3m", "v": window, "h": hand.pk})
+    assert not out.ok and out.code == "no_hand", out
+    out = services.play(hand.pk, users[1], {"action": "pung"}, window - 1)  # an older view
+    assert not out.ok and out.code == "hand_over", out
+    assert Hand.objects.get(pk=hand.pk).version == hand.version  # nothing written
 
 
 def test_a_pung_that_lost_to_a_higher_claim_says_so_and_changes_nothing(designed):
@@ -181,28 +192,90 @@ def test_a_discard_on_an_old_version_is_still_stale(designed):
     assert not out.ok and "牌局已更新" in out.error
 
 
-# --- over real sockets: both answers sent at once for the window's version ----------------
+# --- over real sockets ------------------------------------------------------------------------
+# A socket handles its messages one after another, so a ping sent after an answer is answered
+# after the answer's own reply: the toasts before the pong are all the answer was told.
+
+OUTRANKED = "这张牌已被其他玩家按优先级吃碰杠胡了"
+
+
+async def answer_and_listen(player, message):
+    """Send `message`, then a ping; the toasts this socket got before the pong."""
+    start = len(player.messages)
+    await player.send(message)
+    await player.send({"action": "ping"})
+    while (raw := await player.comm.receive_from(timeout=10)) != consumers.PONG:
+        player.take(raw)
+    return [m for m in player.messages[start:] if 'id="toast"' in m]
+
+
+async def seated(room, users):
+    players = [await connect(room.pk, users[p], p) for p in range(4)]
+    await sync_all(players, room.pk)
+    return players
+
+
+def offered(players, case, window):
+    for p, answer in CASES[case]["answers"].items():
+        # every answer button the page offers carries the window's version
+        assert any(b.get("action") == answer["action"] and int(b.get("v")) == window
+                   for b in players[p].buttons()), players[p].buttons()
+
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_simultaneous_answers_over_sockets(case, designed):
+    """Both answers sent at once: the right claim wins; a pass is never refused, and a claim is
+    told only that it was outranked (never that the view is stale or that no hand is in play)."""
     room, users, hand = deal(case, designed)
+    answers = CASES[case]["answers"]
 
     async def scenario():
-        players = [await connect(room.pk, users[p], p) for p in range(4)]
-        await sync_all(players, room.pk)
+        players = await seated(room, users)
         window = hand.version
-        answers = CASES[case]["answers"]
-        for p, answer in answers.items():
-            # every answer button the page offers carries the window's version
-            assert any(b.get("action") == answer["action"] and int(b.get("v")) == window
-                       for b in players[p].buttons()), players[p].buttons()
-        await asyncio.gather(*(players[p].send({**a, "v": window, "h": hand.pk}) for p, a in answers.items()))
-        await sync_all(players, room.pk)
-        errors = [m for p in players for m in p.messages if 'id="toast"' in m]
+        offered(players, case, window)
+        told = await asyncio.gather(*(answer_and_listen(players[p], {**a, "v": window, "h": hand.pk})
+                                      for p, a in answers.items()))
         for p in players:
             await p.comm.disconnect()
-        return errors
+        return dict(zip(answers, told))
 
-    errors = run(scenario)
-    assert errors == []
+    told = run(scenario)
     assert outcome(hand) == CASES[case]["expect"]
+    winner = CASES[case]["expect"][1]
+    for p, toasts in told.items():
+        if p == winner or answers[p]["action"] == "pass":
+            assert toasts == [], (p, toasts)
+        else:
+            assert all(OUTRANKED in t for t in toasts) and len(toasts) <= 1, (p, toasts)
+
+
+@pytest.mark.parametrize("first", ["winner", "other"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_answers_over_sockets_in_each_order(case, first, designed):
+    """The two answers for the window's version, one after the other, in each order. When the
+    winning claim comes first and nobody outranks it, the window closes at once: the other seat's
+    pass is moot, and its claim is told it was outranked, also when that claim was a win that
+    ended the hand."""
+    room, users, hand = deal(case, designed, tag=first)
+    answers = CASES[case]["answers"]
+    winner = CASES[case]["expect"][1]
+    other = next(p for p in answers if p != winner)
+    order = [winner, other] if first == "winner" else [other, winner]
+
+    async def scenario():
+        players = await seated(room, users)
+        window = hand.version
+        offered(players, case, window)
+        told = {p: await answer_and_listen(players[p], {**answers[p], "v": window, "h": hand.pk}) for p in order}
+        await sync_all(players, room.pk)
+        for p in players:
+            await p.comm.disconnect()
+        return told
+
+    told = run(scenario)
+    assert outcome(hand) == CASES[case]["expect"]
+    assert told[winner] == []
+    if first == "winner" and answers[other]["action"] != "pass":
+        assert len(told[other]) == 1 and OUTRANKED in told[other][0], told[other]
+    else:
+        assert told[other] == [], told[other]

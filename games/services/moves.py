@@ -59,13 +59,37 @@ def play_current(room_id: int, user, command: dict, version, expected_hand: int 
         _check_version(version)
         with transaction.atomic(), held_writes():  # the move's writes: one statement (hot_queries)
             room, hand = handstate.lock_room_and_current_hand(room_id)
-            if hand is None:
-                raise ServiceError("no_hand", _("现在没有进行中的牌局"))
-            if expected_hand is not None and expected_hand != hand.pk:
+            if hand is None or expected_hand is not None and expected_hand != hand.pk:
+                late = _answer_to_an_ended_hand(room, expected_hand, user, command, version)
+                if late is not None:
+                    return late
+                if hand is None:
+                    raise ServiceError("no_hand", _("现在没有进行中的牌局"))
                 raise ServiceError("stale", _("牌局已更新，请按最新画面操作"))
             return _play_locked(room, hand, user, command, version)
     except ServiceError as e:
         return Outcome(False, str(e), code=e.code)
+
+
+def _answer_to_an_ended_hand(room: Room, hand_id, user, command: dict, version) -> Outcome | None:
+    """The player's view showed a hand no longer in play (`hand_id`): an answer to the claim
+    window that ended it is told as a late answer. None when it is not one."""
+    if not isinstance(hand_id, int) or isinstance(hand_id, bool):
+        return None
+    hand = Hand.objects.filter(pk=hand_id, game__room_id=room.pk, status=Hand.ENDED).first()
+    seat = room.seats.filter(user_id=user.pk).first()
+    if hand is None or seat is None:
+        return None
+    return _late_answer_to_the_end(hand, seat.position, command, version)
+
+
+def _late_answer_to_the_end(hand: Hand, position: int, command: dict, version) -> Outcome | None:
+    """Two seats answer one discard at once and the first answer, a win nobody outranks, ends the
+    hand before the second is read: that second answer is told as any late answer is (a pass is
+    moot, a claim was outranked), not that the hand is over. None for anything else (the
+    caller's refusal stands)."""
+    out = _late_answer(hand, parse_command(position, command), version)
+    return None if out.code == "stale" else out
 
 
 def _check_version(version):
@@ -85,6 +109,9 @@ def _play_locked(room: Room, hand: Hand, user, command: dict, version) -> Outcom
     if seat.escaped:
         raise ServiceError("already_left", _("你已经离开了这场牌局，由系统托管到结束"))
     if hand.status != Hand.PLAYING:
+        late = _late_answer_to_the_end(hand, seat.position, command, version) if hand.status == Hand.ENDED else None
+        if late is not None:
+            return late
         raise ServiceError("hand_over", _("这一局已经结束"))
     action = parse_command(seat.position, command)
     state = handstate.hand_state(hand)
