@@ -152,6 +152,9 @@ def test_a_claim_after_the_window_closed_is_refused_with_the_reason(designed):
     assert not out.ok and out.code == "no_hand", out
     out = services.play(hand.pk, users[1], {"action": "pung"}, window - 1)  # an older view
     assert not out.ok and out.code == "hand_over", out
+    # the winner's own answer sent again (a second click): not told it lost
+    out = services.handle(room.pk, users[3], {"action": "win", "v": window, "h": hand.pk})
+    assert not out.ok and out.code == "already_answered" and "选择过" in out.error, out
     assert Hand.objects.get(pk=hand.pk).version == hand.version  # nothing written
 
 
@@ -167,6 +170,9 @@ def test_a_pung_that_lost_to_a_higher_claim_says_so_and_changes_nothing(designed
     # a late pass is moot: no error, nothing changes
     out = services.play(hand.pk, users[1], {"action": "pass"}, window)
     assert out.ok
+    # the pung sent again by the seat whose pung it was: already answered, not outranked
+    out = services.play(hand.pk, users[2], {"action": "pung"}, window)
+    assert not out.ok and out.code == "already_answered", out
     hand.refresh_from_db()
     assert hand.version == after
 

@@ -188,7 +188,11 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
         return stale  # not a claim window this player was asked about
     if action.kind == engine.A_PASS:
         return Outcome(True, version=hand.version)  # the window closed without them: passing is moot
-    timed_out = any(auto and a.get("seat") == p for a, auto in rows[seen:seen + then.n])
+    answers = rows[seen:seen + then.n]  # the window's answers (at most one a seat) came next
+    if any(not auto and a.get("seat") == p for a, auto in answers):
+        # their own answer was taken (a second click, a resent message): it is not outranked
+        return Outcome(False, _("你已经选择过了"), code="already_answered")
+    timed_out = any(auto and a.get("seat") == p for a, auto in answers)
     if timed_out:
         return Outcome(False, _("吃碰时间已过，已替你选择“过”"), code="claim_timed_out")
     return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"), code="claim_outranked")
