@@ -19,7 +19,7 @@ from games.engine import events
 from games.hot_queries import Prepared, held_writes, insert, update_fields
 from games.models import Hand, HandEvent, Room, Seat
 
-from . import bots, finish, handstate, notify, safety, schedule
+from . import bots, finish, handstate, notify, schedule
 from .errors import Outcome, ServiceError
 
 log = logging.getLogger(__name__)
