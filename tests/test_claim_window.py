@@ -7,8 +7,10 @@ seed), so the dealer's first discard opens the window."""
 
 import asyncio
 import itertools
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from games import consumers, services
 from games.engine import game as engine
@@ -175,6 +177,42 @@ def test_a_pung_that_lost_to_a_higher_claim_says_so_and_changes_nothing(designed
     assert not out.ok and out.code == "already_answered", out
     hand.refresh_from_db()
     assert hand.version == after
+
+
+def test_a_pass_does_not_restart_the_windows_countdown(designed):
+    """The claim countdown starts when the discard opens the window and runs on through the
+    answers: a pass does not give the players still deciding their time again."""
+    room, users, hand = deal("pass+pung", designed)
+    opened = hand.deadline
+    assert opened is not None
+    Hand.objects.filter(pk=hand.pk).update(deadline=opened - timedelta(seconds=5))  # 5 s have gone by
+    assert services.play(hand.pk, users[1], {"action": "pass"}, hand.version).ok
+    hand.refresh_from_db()
+    assert services.hand_state(hand).phase == engine.CLAIM  # seat 2 still deciding
+    assert hand.deadline == opened - timedelta(seconds=5)
+    # the pung closes the window: the new turn's countdown is a new one
+    assert services.play(hand.pk, users[2], {"action": "pung"}, hand.version).ok
+    hand.refresh_from_db()
+    assert hand.deadline > opened
+
+
+def test_a_window_opened_by_a_discard_has_a_countdown_of_its_own(designed):
+    """The discard that opens a window starts its countdown afresh (not the discarder's turn's)."""
+    designed.case = "pass+pung"
+    people = [make_user(f"q{i}") for i in range(4)]
+    room = services.create_room(people[0], players=4, length=4)
+    for user in people[1:]:
+        services.join_room(user, room.token)
+    for user in people:
+        services.set_ready(user, room.pk)
+    hand = Hand.objects.get(game__room=room, number=1)
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))  # the turn ran long
+    before = timezone.now()
+    out = services.play(hand.pk, people[0], {"action": "discard", "tile": DISCARD["pass+pung"]}, hand.version)
+    assert out.ok, out.error
+    hand.refresh_from_db()
+    assert services.hand_state(hand).phase == engine.CLAIM
+    assert before + timedelta(seconds=room.claim_seconds) <= hand.deadline <= timezone.now() + timedelta(seconds=room.claim_seconds)
 
 
 def test_an_answer_from_before_the_window_is_stale(designed):

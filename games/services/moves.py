@@ -246,7 +246,10 @@ def after_change(room: Room, hand: Hand, state, auto: dict | None = None, hand_m
         if waiting and all(p in auto for p in waiting):
             hand.deadline = now + auto_play_delay()
         elif state.phase == engine.CLAIM:
-            hand.deadline = now + timedelta(seconds=room.claim_seconds)
+            if not (_window_was_open(hand, state) and hand.deadline is not None):
+                hand.deadline = now + timedelta(seconds=room.claim_seconds)
+            # else an answer within a window that an earlier change opened: its countdown goes on
+            # (restarted, it jumped back up for the players still deciding at every pass)
         else:
             hand.deadline = now + timedelta(seconds=room.turn_seconds)
         update_fields(hand, ("version", "deadline"))  # what a move changes on the row (hand.save, prepared)
@@ -258,6 +261,14 @@ def after_change(room: Room, hand: Hand, state, auto: dict | None = None, hand_m
     notify.bump(room, hand_move=hand.pk if moved else None)
     if moved:  # this process's sockets render the new version from what was written, not read back
         handstate.remember_move(room.pk, room.version, hand)
+
+
+def _window_was_open(hand: Hand, state) -> bool:
+    """Was the claim window of `state` already open, its deadline set, before this transaction's
+    changes (hand.appended: the log rows it wrote)? Versions count the same steps as the engine."""
+    appended = hand.__dict__.get("appended") or []
+    before = appended[0].seq - 1 if appended else hand.version
+    return before >= state.claim_opened
 
 
 def timeout_task_seconds() -> float:
