@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from games import consumers, services
+from games.services import moves
 from games.engine import game as engine
 from games.engine.tiles import parse_tiles
 from games.models import Hand
@@ -323,3 +324,16 @@ def test_answers_over_sockets_in_each_order(case, first, designed):
         assert len(told[other]) == 1 and OUTRANKED in told[other][0], told[other]
     else:
         assert told[other] == [], told[other]
+
+
+@pytest.mark.parametrize("rows, expect", [
+    # seat 2's pung closed the window; seat 2's discard and seat 1's pung of it belong to the next
+    ([("pung", 2, False), ("discard", 2, False), ("pung", 1, False)], [("pung", 2)]),
+    ([("pass", 1, True), ("pung", 2, False), ("discard", 2, False)], [("pass", 1), ("pung", 2)]),
+    ([("win", 3, False)], [("win", 3)]),
+    ([("pass", 1, False), ("pass", 1, False)], [("pass", 1)]),  # a seat answers a window once
+    ([("discard", 0, False)], []),
+])
+def test_the_answers_of_one_window_in_the_log(rows, expect):
+    got = moves._window_answers([({"kind": k, "seat": s}, auto) for k, s, auto in rows], 4)
+    assert [(a["kind"], a["seat"]) for a, _auto in got] == expect

@@ -188,7 +188,7 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
         return stale  # not a claim window this player was asked about
     if action.kind == engine.A_PASS:
         return Outcome(True, version=hand.version)  # the window closed without them: passing is moot
-    answers = rows[seen:seen + then.n]  # the window's answers (at most one a seat) came next
+    answers = _window_answers(rows[seen:], then.n)
     if any(not auto and a.get("seat") == p for a, auto in answers):
         # their own answer was taken (a second click, a resent message): it is not outranked
         return Outcome(False, _("你已经选择过了"), code="already_answered")
@@ -196,6 +196,19 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
     if timed_out:
         return Outcome(False, _("吃碰时间已过，已替你选择“过”"), code="claim_timed_out")
     return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"), code="claim_outranked")
+
+
+def _window_answers(rows, n: int) -> list:
+    """The (action, auto) log rows, from the first of `rows`, that answer one claim window: passes
+    and claims, one a seat, up to the first row of anything else (a discard follows every window
+    that does not end the hand)."""
+    out, seats = [], set()
+    for a, auto in rows[:n]:
+        if a.get("kind") not in engine.CLAIM_RANK and a.get("kind") != engine.A_PASS or a.get("seat") in seats:
+            break
+        seats.add(a.get("seat"))
+        out.append((a, auto))
+    return out
 
 
 def append(hand: Hand, action: engine.Action, events, auto: bool):
