@@ -175,7 +175,7 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
     meanwhile, say why: a pass is moot (nothing to do, no error); a claim lost to a claim of
     higher priority, or the player's time ran out. Anything else is simply stale."""
     stale = Outcome(False, _("牌局已更新，请按最新画面操作"), code="stale")
-    if not 0 <= seen < hand.version or action.kind not in engine.CLAIM_RANK and action.kind != engine.A_PASS:
+    if not 0 <= seen < hand.version or not _answers_a_window(action.kind):
         return stale
     rows = list(hand.events.filter(seq__lte=hand.version).order_by("seq").values_list("action", "auto"))
     options = engine.Options.from_dict(hand.options)
@@ -198,13 +198,18 @@ def _late_answer(hand: Hand, action: engine.Action, seen: int) -> Outcome:
     return Outcome(False, _("这张牌已被其他玩家按优先级吃碰杠胡了"), code="claim_outranked")
 
 
+def _answers_a_window(kind) -> bool:
+    """Is an action of this kind an answer to a claim window (a claim or 过)?"""
+    return kind in engine.CLAIM_RANK or kind == engine.A_PASS
+
+
 def _window_answers(rows, n: int) -> list:
     """The (action, auto) log rows, from the first of `rows`, that answer one claim window: passes
     and claims, one a seat, up to the first row of anything else (a discard follows every window
     that does not end the hand)."""
     out, seats = [], set()
     for a, auto in rows[:n]:
-        if a.get("kind") not in engine.CLAIM_RANK and a.get("kind") != engine.A_PASS or a.get("seat") in seats:
+        if not _answers_a_window(a.get("kind")) or a.get("seat") in seats:
             break
         seats.add(a.get("seat"))
         out.append((a, auto))
