@@ -69,6 +69,7 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1", ""}
 _ROOM_V = re.compile(r'data-room-version="(\d+)"')
 _HAND_V = re.compile(r'data-hand-version="(\d+)"')
 _HX_VALS = re.compile(r'ws-send hx-vals=(?:"([^"]*)"|\'([^\']*)\')')
+_VALS_ACTION = re.compile(r'&quot;action&quot;:\s*&quot;(\w+)&quot;|"action":\s*"(\w+)"')  # escaped or not
 _TOAST_TEXT = re.compile(r'<span data-toast="\d+">(.*?)</span>', re.S)
 HAND_MOVES = ("discard", "chow", "pung", "kong", "win", "pass", "ckong", "akong")
 # messages a second a client sends at most: under the server's limit per socket (games.consumers
@@ -86,8 +87,17 @@ def choose_move(page: dict):
     """(kind, message) of what a seat whose fragments are `page` does now, or None: a win; else
     pass a claim; else the first tile of the hand; else 取消托管; else 准备."""
     by_kind = {}
-    for b in ws_values(page.get("hand", "")) + ws_values(page.get("actions", "")):
-        by_kind.setdefault(b.get("action"), b)
+    for html in (page.get("hand", ""), page.get("actions", "")):
+        for found in _HX_VALS.finditer(html):
+            raw = found.group(1) or found.group(2)
+            named = _VALS_ACTION.search(raw)
+            if named is not None and (named.group(1) or named.group(2)) in by_kind:
+                continue  # only the first button of a kind is used: the hand's 13 others are not parsed
+            try:
+                b = json.loads(htmllib.unescape(raw))
+            except ValueError:
+                continue
+            by_kind.setdefault(b.get("action"), b)
     for kind in ("win", "pass", "discard", "auto_off"):  # discard: the first tile button of the hand
         if kind in by_kind:
             return kind, by_kind[kind]
@@ -506,16 +516,6 @@ def split_fragments(message):
     sends alone (#player-N, #table-bar, …) are kept under their own ids: the clients read the
     clock, the hand, the buttons and the toasts, never the table."""
     return {name: html for name, html in top_level(message) if name is not None}
-
-
-def ws_values(html):
-    out = []
-    for a, b in _HX_VALS.findall(html):
-        try:
-            out.append(json.loads(htmllib.unescape(a or b)))
-        except ValueError:
-            pass
-    return out
 
 
 class Client:

@@ -45,7 +45,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone, translation
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 
@@ -58,7 +58,7 @@ from games.variant_names import fixed_url, rules_url, unit_label
 from games.engine import events as engine_events
 from games.engine.view import public_players, seat_view
 from games.hot_queries import Prepared
-from games.templatetags.table_tiles import tile, tile_button
+from games.templatetags.table_tiles import tile, tile_button, tile_picture
 from games.models import Game, Hand, HandEvent, Room, Seat
 
 WAITING, PLAYING, RESULT, FINISHED, DISSOLVED = "waiting", "playing", "result", "finished", "dissolved"
@@ -642,7 +642,7 @@ def seat_context(room_id: int, user, lang: str = "zh", *, base_url: str = "", no
                  **trad_table.seat_extras(view, s["position"], me)}  # traditional Taizhou: flowers, 扔弹 with me
             # rendered once for every seat that sees them alike (the owner of a concealed kong
             # sees its faces: other melds, other key)
-            p["head_html"] = render_memo(f"{TEMPLATE}#player-head", {"p": {k: p[k] for k in HEAD_KEYS}})
+            p["head_html"] = render_memo(PLAYER_HEAD, {"p": {k: p[k] for k in HEAD_KEYS}})
             # a player's melds, flowers and river: the same for every other seat at this version
             # (view.public_players), so kept on the snapshot without keying on the tiles
             tiles_key = ("tiles", lang, s["position"], s["position"] == me)
@@ -995,8 +995,51 @@ def _player_tiles(ctx: dict) -> str:
     return mark_safe("".join(out))
 
 
+PLAYER_HEAD = f"{TEMPLATE}#player-head"
+
+
+def _player_head(ctx: dict) -> str:
+    """room.html's `player-head` partial ({"p": HEAD_KEYS}), put together here: the heads of the
+    player who moved and the next one change at every move (their counts, who is to play), and
+    each seat sees them under its own relative label, so most of them are new to the memo; the
+    template took ten times as long as this."""
+    p = ctx["p"]
+    line = "\n  "
+    out = [f'\n<div class="player-head">{line}<span class="rel">{escape(p["rel"])}</span>{line}'
+           f'<b class="name">{escape(p["name"])}</b>{line}<span class="wind">{escape(p["wind"])}</span>']
+    if p.get("dealer"):
+        out.append(f'<span class="badge dealer">{escape(_("庄"))}</span>')
+    out.append(line)
+    if not p.get("me"):
+        n = p.get("count")
+        out.append(f'<span class="count">{ngettext("%(n)s 张", "%(n)s 张", n) % {"n": escape(n)}}</span>')
+    out.append(line)
+    if p.get("flowers"):
+        out.append(f'<span class="badge flowers" title="{escape(_("亮出的花"))}">'
+                   f'{_("花 %(n)s") % {"n": len(p["flowers"])}}</span>')
+    out.append(line)
+    if p.get("throw"):
+        out.append(f'<span class="badge throw" data-stake="{escape(p["throw"])}" title="{escape(_("你和这一家之间的扔弹"))}">'
+                   f'{_("扔 %(n)s") % {"n": escape(p["throw"])}}</span>')
+    out.append(line)
+    if not p.get("online"):
+        out.append(f'<span class="badge offline">{escape(_("离线"))}</span>')
+    out.append(line)
+    if p.get("bot"):
+        out.append(f'<span class="badge bot">{escape(_("电脑"))}</span>')
+    elif p.get("escaped"):
+        out.append(f'<span class="badge escaped">{escape(_("已逃跑"))}</span>')
+    elif p.get("auto"):
+        out.append(f'<span class="badge auto">{escape(_("托管"))}</span>')
+    out.append(line)
+    if p.get("in_turn"):
+        out.append(f'<span class="badge turn">{escape(_("出牌中"))}</span>')
+    out.append("\n</div>\n")
+    return mark_safe("".join(out))
+
+
 # partials render_memo makes in Python (each checked against its template by tests/test_table_render.py)
-BUILT_IN_PYTHON = {PLAYER_TILES: _player_tiles}
+BUILT_IN_PYTHON = {PLAYER_TILES: _player_tiles, PLAYER_HEAD: _player_head}
 
 
 # Room fields that are not rules (they change while the rules are fixed once the room exists).
@@ -1077,6 +1120,10 @@ def render_fragment(name: str, ctx: dict) -> str:
     """One fragment (partial `name` of room.html) of this seat's context, for an out-of-band swap."""
     if name == "hand" and ctx.get("phase") == PLAYING and not ctx.get("hint") and not ctx.get("spectator"):
         return _playing_hand(ctx)
+    if name == "actions" and ctx.get("phase") == PLAYING and not ctx.get("spectator") and not ctx.get("deciding"):
+        me = ctx.get("me") or {}
+        if not (ctx.get("frozen") or me.get("escaped") or me.get("auto")):  # (their banners: the template)
+            return _playing_actions(ctx.get("buttons"))
     reduce = FRAGMENT_CONTEXT.get(name)
     small = reduce(ctx) if reduce is not None else None
     if small is None:
@@ -1148,6 +1195,29 @@ def _playing_hand(ctx: dict) -> str:
         if ctx.get("locked_tiles"):
             out.append(f' {escape(_("灰色的牌这一手不能打（规则限制）。"))}')
         out.append(f'</p><button type="button" class="act act-discard" data-discard-raised disabled>{escape(_("出牌"))}</button></div>')
+    out.append("\n\n</section>\n")
+    return mark_safe("".join(out))
+
+
+def _playing_actions(buttons) -> str:
+    """room.html's `actions` partial while a hand is played (no question before the hand, no
+    banner), out of band, put together here: the claim buttons carry the hand's version, so the
+    seats offered a claim have new ones at every discard, which the memo only filled up with.
+    tests/test_table_render.py checks it is the partial's HTML."""
+    out = ['\n<section id="actions" class="actions-bar" hx-swap-oob="true">\n\n  \n  \n  ']
+    if buttons:
+        out.append('<div class="claim-buttons">')
+        for b in buttons:
+            out.append(f'<button type="button" class="act act-{escape(b["kind"])}" ws-send hx-vals="{escape(b["vals"])}">'
+                       f'<span class="act-word">{escape(b["text"])}</span>')
+            if b.get("tiles"):
+                out.append('<span class="act-tiles">')
+                out.extend(tile_picture(t) for t in b["tiles"])
+                out.append("</span>")
+            elif b.get("detail"):
+                out.append(f' <small>{escape(b["detail"])}</small>')
+            out.append("</button>")
+        out.append("</div>")
     out.append("\n\n</section>\n")
     return mark_safe("".join(out))
 

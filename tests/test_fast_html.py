@@ -8,7 +8,7 @@ from django.utils.functional import lazy
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.fast_html import escape
@@ -60,3 +60,19 @@ def test_any_integer(number):
 def test_a_tile_button_s_values_are_escaped_as_before():
     html = tile_button({"code": "5p", "label": "五筒"}, action="discard", v=41, h=7)
     assert 'hx-vals="{&quot;action&quot;:&quot;discard&quot;,&quot;v&quot;:41,&quot;h&quot;:7,&quot;tile&quot;:&quot;5p&quot;}"' in html
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.dictionaries(st.sampled_from(["action", "v", "h", "tile", "x"]),
+                              st.one_of(st.integers(), st.text(max_size=6))),
+       code=st.sampled_from(["5p", "1z", "9s", 'a"<&']))
+def test_a_tile_button_s_values_are_the_escaped_json_of_all_of_them(values, code):
+    """tile_button makes the escaped JSON of the values but the tile once for the hand's buttons
+    (_values_head): the same text as escaping json.dumps of them all, whatever the values."""
+    import json
+
+    from django.utils.html import escape as django_escape
+
+    html = tile_button({"code": code, "label": "x"}, **values)
+    expected = django_escape(json.dumps({**values, "tile": code}, ensure_ascii=False, separators=(",", ":")))
+    assert f'hx-vals="{expected}"' in html

@@ -37,6 +37,8 @@ def check(room, users, lang="zh"):
             for player in ([ctx["mine"], *ctx["others"]] if ctx.get("others") is not None else ()):
                 small = {"p": {"melds": player["melds"], "river": player["river"], "flowers": player["flowers"]}}
                 assert table._player_tiles(small) == render_to_string(table.PLAYER_TILES, small), (p, player)
+                head = {"p": {k: player[k] for k in table.HEAD_KEYS}}
+                assert table._player_head(head) == render_to_string(table.PLAYER_HEAD, head), (p, player)
             out = table.seat_fragments(room.pk, user, lang, "", version)  # the socket's path
             assert out is not None and out[0] == version
             sent = dict(out[2])
@@ -81,6 +83,42 @@ def test_every_fragment_renders_as_from_the_whole_context_through_a_hand_and_aft
         services.vote_dissolve(user, room.pk, True)
     check(room, users)
     check(room, users, "en")
+
+
+@pytest.mark.parametrize("lang", ["zh-hans", "en"])
+def test_a_player_head_built_in_python_is_the_partial_whatever_its_badges(lang):
+    """Every badge of a player's head alone and together (a hand played covers few of them:
+    flowers, 扔弹, offline, 电脑, 逃跑, 托管), with a name and labels that need escaping."""
+    import itertools
+
+    flags = ("dealer", "me", "online", "bot", "escaped", "auto", "in_turn")
+    with translation.override(lang):
+        for bits in itertools.product((False, True), repeat=len(flags)):
+            for count, flowers, throw in ((1, [], 0), (13, ["1f", "2f"], 2), (0, ["3f"], 0)):
+                p = {"rel": "上家", "name": 'a<b & "c"', "wind": "东", "count": count, "flowers": flowers, "throw": throw,
+                     **dict(zip(flags, bits))}
+                assert table._player_head({"p": p}) == render_to_string(table.PLAYER_HEAD, {"p": p}), p
+
+
+@pytest.mark.parametrize("lang", ["zh-hans", "en"])
+def test_the_claim_buttons_built_in_python_are_the_partial(lang):
+    """The actions bar while a hand is played, each kind of button (tiles shown, a detail, neither),
+    with values and words that need escaping; the cases with a banner or a question go to the
+    template (render_fragment's own check is the playthrough above)."""
+    buttons = [
+        {"kind": "win", "text": "胡", "detail": "", "vals": '{"action":"win","v":3,"h":9}', "tiles": [{"code": "5p", "label": "五筒"}]},
+        {"kind": "chow", "text": "吃", "detail": "3<4>5", "vals": '{"action":"chow","tiles":"4p 6p"}', "tiles": []},
+        {"kind": "decide-yes", "text": "买底", "detail": "", "vals": '{"action":"decide","value":"yes"}'},
+        {"kind": "pass", "text": "过", "detail": "", "vals": '{"action":"pass","v":3,"h":9}', "tiles": []},
+    ]
+    with translation.override(lang):
+        for chosen in ([], buttons[:1], buttons):
+            ctx = {"phase": "playing", "me": {"auto": False, "escaped": False}, "frozen": False, "buttons": chosen}
+            assert table._playing_actions(chosen) == whole(ctx, "actions"), chosen
+            assert table.render_fragment("actions", ctx) == whole(ctx, "actions")
+        for banner in ({"frozen": True}, {"me": {"auto": True}}, {"me": {"escaped": True}}):  # the template's
+            ctx = {"phase": "playing", "me": {}, "buttons": buttons, **banner}
+            assert table.render_fragment("actions", ctx) == whole(ctx, "actions") != table._playing_actions(buttons)
 
 
 def test_a_seat_never_gets_another_seats_hand_from_the_cache(settings):
