@@ -497,6 +497,7 @@ def close_django():
 class Stats:
     def __init__(self):
         self.latency = {}  # kind -> [ms]
+        self.timeline = []  # (sent, ms, kind) of every hand move measured: where the tail falls
         self.moves = 0
         self.errors = 0
         self.error_texts = {}
@@ -729,8 +730,10 @@ class Table:
             stats.error(f"{kind}: not seen by all four sockets within {self.args.move_timeout:.0f} s")
             return False
         if stats.measuring:
-            stats.latency.setdefault("hand" if kind in HAND_MOVES else kind, []).append(
-                (max(arrivals.values()) - sent) * 1000)
+            ms = (max(arrivals.values()) - sent) * 1000
+            stats.latency.setdefault("hand" if kind in HAND_MOVES else kind, []).append(ms)
+            if kind in HAND_MOVES:
+                stats.timeline.append((sent, ms, kind))
             stats.moves += 1
         return True
 
@@ -778,6 +781,9 @@ class Table:
             await self.move(client, kind, message)
             if was_playing and client.phase() in ("result", "finished"):
                 self.stats.hands += 1
+
+
+TAIL_WINDOW = 10.0  # seconds: the report's p99 per window shows whether the tail is steady or comes in bursts
 
 
 def pct(values, q):
@@ -854,6 +860,20 @@ def report(args, stack, stats):
     if hand:
         print(f"  send -> last of 4 sockets updated (hand moves): p50 {pct(hand, .5):7.1f} ms   p90 {pct(hand, .9):7.1f} ms"
               f"   p99 {pct(hand, .99):7.1f} ms   max {max(hand):7.1f} ms   (n={len(hand)})")
+    if stats.timeline and hasattr(stats, "t0"):
+        windows = {}
+        for sent, ms, _kind in stats.timeline:
+            windows.setdefault(int((sent - stats.t0) // TAIL_WINDOW), []).append(ms)
+        p99s = sorted(pct(v, .99) for v in windows.values() if len(v) >= 100)
+        if p99s:
+            print(f"  p99 of each {TAIL_WINDOW:g} s window (hand moves): lowest {p99s[0]:.0f} ms, median {pct(p99s, .5):.0f} ms,"
+                  f" highest {p99s[-1]:.0f} ms ({len(p99s)} windows)")
+        by_kind = {}
+        for _sent, ms, kind in stats.timeline:
+            by_kind.setdefault(kind, []).append(ms)
+        print("  by kind (hand moves), p50 / p99: " + ", ".join(
+            f"{kind} {pct(v, .5):.0f} / {pct(v, .99):.0f} ms (n={len(v)})"
+            for kind, v in sorted(by_kind.items(), key=lambda kv: -len(kv[1]))))
     for kind, values in sorted(stats.latency.items()):
         if kind != "hand":
             print(f"  send -> last of 4 sockets updated ({kind}): p50 {pct(values, .5):7.1f} ms   p90 {pct(values, .9):7.1f} ms"

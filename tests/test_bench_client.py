@@ -12,7 +12,7 @@ import pytest
 from games import consumers
 from games.models import Room
 
-from room_helpers import choose, make_room, run, split_fragments, start, press
+from room_helpers import choose, make_room, run, split_fragments, start, press, ws_values
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,3 +50,44 @@ def test_the_bench_client_splits_messages_as_the_page_swaps_them(settings):
     assert any("table-bar" in live.split_fragments(m) for m in messages)  # a piece of the table alone
     assert live.split_fragments(consumers.PONG) == {} and live.split_fragments("") == {}
     assert Room.objects.get(pk=room.pk).version > 0
+
+
+def _first_of_each_kind(page):
+    """What the bench's policy picks, from every button of the page parsed (the reference)."""
+    by_kind = {}
+    for b in ws_values(page.get("hand", "")) + ws_values(page.get("actions", "")):
+        by_kind.setdefault(b.get("action"), b)
+    for kind in ("win", "pass", "discard", "auto_off"):
+        if kind in by_kind:
+            return kind, by_kind[kind]
+    ready = by_kind.get("ready")
+    return ("ready", ready) if ready is not None and ready.get("ready", True) is not False else None
+
+
+def test_the_bench_client_picks_the_first_button_of_each_kind_without_parsing_them_all(settings):
+    """choose_move parses only the first button of each kind it finds (the hand's other tiles are
+    skipped by their escaped action): on a seat's real pages through a hand, the same choice as
+    parsing every button — a discard, a claim passed, a 准备."""
+    settings.GAME_SEED_BASE = "bench-client-choice"
+    live = _live()
+    room, users = make_room(players=4)
+
+    async def scenario():
+        players = await start(room, users)
+        rng = random.Random(5)
+        for _ in range(12):
+            mover = next(p for p in players if p.buttons())
+            await press(players, room.pk, mover, choose(mover.buttons(), rng))
+        for p in players:
+            await p.comm.disconnect()
+        return [p.messages for p in players]
+
+    kinds = set()
+    for messages in run(scenario):
+        page = {}
+        for message in messages:
+            page.update(live.split_fragments(message))
+            expected = _first_of_each_kind(page)
+            assert live.choose_move(page) == expected
+            kinds.add(expected and expected[0])
+    assert {"discard", "pass"} <= kinds, kinds
