@@ -25,22 +25,27 @@ def _live():
     return module
 
 
-def test_the_bench_client_splits_messages_as_the_page_swaps_them(settings):
-    settings.GAME_SEED_BASE = "bench-client"
-    live = _live()
-    room, users = make_room(players=4)
+def _messages_of_each_seat(room, users, moves, seed) -> list[list[str]]:
+    """Four sockets play `moves` moves of a hand (seeded choices); what each seat received, in order."""
 
     async def scenario():
         players = await start(room, users)
-        rng = random.Random(3)
-        for _ in range(8):
+        rng = random.Random(seed)
+        for _ in range(moves):
             mover = next(p for p in players if p.buttons())
             await press(players, room.pk, mover, choose(mover.buttons(), rng))
         for p in players:
             await p.comm.disconnect()
-        return [m for p in players for m in p.messages]
+        return [p.messages for p in players]
 
-    messages = run(scenario)
+    return run(scenario)
+
+
+def test_the_bench_client_splits_messages_as_the_page_swaps_them(settings):
+    settings.GAME_SEED_BASE = "bench-client"
+    live = _live()
+    room, users = make_room(players=4)
+    messages = [m for seat in _messages_of_each_seat(room, users, 8, 3) for m in seat]
     assert len(messages) > 30
     for message in messages:
         expected = split_fragments(message)
@@ -71,19 +76,8 @@ def test_the_bench_client_picks_the_first_button_of_each_kind_without_parsing_th
     settings.GAME_SEED_BASE = "bench-client-choice"
     live = _live()
     room, users = make_room(players=4)
-
-    async def scenario():
-        players = await start(room, users)
-        rng = random.Random(5)
-        for _ in range(12):
-            mover = next(p for p in players if p.buttons())
-            await press(players, room.pk, mover, choose(mover.buttons(), rng))
-        for p in players:
-            await p.comm.disconnect()
-        return [p.messages for p in players]
-
     kinds = set()
-    for messages in run(scenario):
+    for messages in _messages_of_each_seat(room, users, 12, 5):
         page = {}
         for message in messages:
             page.update(live.split_fragments(message))
