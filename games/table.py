@@ -57,7 +57,7 @@ from games.engine.variants.zhuji import contract_value as zhuji_contract_value
 from games.variant_names import fixed_url, rules_url, unit_label
 from games.engine import events as engine_events
 from games.engine.view import public_players, seat_view
-from games.hot_queries import Prepared
+from games.hot_queries import Prepared, link_forward
 from games.templatetags.table_tiles import tile, tile_button, tile_picture
 from games.models import Game, Hand, HandEvent, Room, Seat
 
@@ -356,6 +356,7 @@ def _build_snapshot(room_id: int) -> RoomSnapshot | None:
     hand = _SNAPSHOT_HAND.first(room_id)
     if hand is not None:
         game, room = hand.game, hand.game.room
+        link_forward(game, "room", room)  # select_related linked them both ways: a reference cycle
     else:
         room = Room.objects.filter(pk=room_id).first()
         if room is None:
@@ -364,6 +365,9 @@ def _build_snapshot(room_id: int) -> RoomSnapshot | None:
     seat_rows = tuple(_SNAPSHOT_SEATS.all(room_id))
     for seat in seat_rows:
         seat.room = room  # as room.seats gives them
+        profile = seat.user and seat.user._state.fields_cache.get("profile")
+        if profile is not None:  # user.profile only: select_related set profile.user too, a cycle
+            profile._state.fields_cache.pop("user", None)
     phase = _phase(room, hand)
     state = services.hand_state(hand) if hand is not None and phase in (PLAYING, RESULT, FINISHED) else None
     near_meters = None
@@ -481,7 +485,7 @@ def _room_and_game_at(prev: RoomSnapshot, version: int) -> tuple:
     game = None
     if prev.game is not None:
         game = copy.copy(prev.game)
-        game.room = room
+        link_forward(game, "room", room)  # one way: no reference cycle (games/hot_queries.py)
     return room, game
 
 

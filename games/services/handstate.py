@@ -15,7 +15,7 @@ from collections import OrderedDict
 from django.db import transaction
 
 from games.engine import game as engine
-from games.hot_queries import Prepared
+from games.hot_queries import Prepared, link_forward
 from games.models import Hand, HandEvent, Room
 
 _cache: dict = {}  # hand id -> (version, state)
@@ -205,7 +205,7 @@ def lock_room_and_hand(room_id: int, hand_id: int):
     (`of=("self",)`: select_related must not lock the joined rows out of order)."""
     room = locked_room(room_id)
     hand = Hand.objects.select_for_update(of=("self",)).select_related("game").get(pk=hand_id)
-    hand.game.room = room
+    link_forward(hand.game, "room", room)  # one way: no reference cycle left behind (hot_queries)
     return room, hand
 
 
@@ -216,5 +216,5 @@ def lock_room_and_current_hand(room_id: int):
     room = locked_room(room_id)
     hand = _LOCKED_CURRENT_HAND.first(int(room_id))
     if hand is not None:
-        hand.game.room = room
+        link_forward(hand.game, "room", room)  # one way: no reference cycle left behind (hot_queries)
     return room, hand

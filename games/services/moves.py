@@ -218,7 +218,8 @@ def _window_answers(rows, n: int) -> list:
 
 def append(hand: Hand, action: engine.Action, events, auto: bool):
     hand.version += 1
-    row = HandEvent(hand=hand, seq=hand.version, action=action.to_dict(), events=events, auto=auto)
+    # by its key, not hand=hand: hand.appended holds the row, and the pair would be a reference cycle
+    row = HandEvent(hand_id=hand.pk, seq=hand.version, action=action.to_dict(), events=events, auto=auto)
     insert(row)
     hand.__dict__.setdefault("appended", []).append(row)  # this transaction's rows (handstate.remember_move)
 
