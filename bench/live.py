@@ -30,7 +30,9 @@ that happens (latency; each socket within the server's rate limit, SEND_RATE); -
 ~1 s before a discard and ~0.5 s before a claim answer (a human pace). Printed: p50/p90/p99 of hand moves (and of the 准备 presses), moves, errors (error
 toasts, moves not seen by all four within --move-timeout), unexpected socket closes, tracebacks in
 the server logs, and CPU and memory per process over the measured window, with the CPU of this
-machine's PostgreSQL and Redis servers and how busy the machine's cores were.
+machine's PostgreSQL and Redis servers and how busy the machine's cores were, and each daphne
+process's garbage collections in the window (mahjong_site/gc_pauses.py: a pass stops every socket
+of its process).
 
 Everything is bounded: the run stops after --duration (plus the start and --move-timeout) and
 stops every process it started.
@@ -221,6 +223,8 @@ class Stack:
     def __init__(self, args):
         self.args = args
         self.var_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
+        self.gc_dir = self.var_dir / "gc"  # the daphne processes' garbage collections (GC_PAUSE_LOG)
+        self.gc_dir.mkdir()
         self.procs = []  # [(name, Popen, log path)]
         self.ports = []
         self.env = None
@@ -287,6 +291,7 @@ class Stack:
             "GAME_SEED_BASE": f"bench-live-{args.seed}",
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
+            "GC_PAUSE_LOG": str(self.gc_dir),  # each daphne process's collections (mahjong_site/gc_pauses.py)
         })
         if args.debug:
             env["DEBUG"] = "1"
@@ -820,12 +825,12 @@ async def drive(args, stack, users_by_table):
         await asyncio.sleep(args.warmup)
         deadline = time.monotonic() + args.duration
         stats.measuring = True
-        stats.cpu0, stats.t0 = stack.cpu(), time.monotonic()
+        stats.cpu0, stats.t0, stats.wall0 = stack.cpu(), time.monotonic(), time.time()
         stats.client_cpu0 = time.process_time()
         stats.services0, stats.machine0 = service_cpu(), machine_busy()
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         stats.measuring = False
-        stats.cpu1, stats.t1 = stack.cpu(), time.monotonic()
+        stats.cpu1, stats.t1, stats.wall1 = stack.cpu(), time.monotonic(), time.time()
         stats.client_cpu1 = time.process_time()
         stats.services1, stats.machine1 = service_cpu(), machine_busy()
         stats.rss = stack.rss()
@@ -920,12 +925,22 @@ def report(args, stack, stats):
             print(f"  server CPU per move: daphne {1000 * daphne / stats.moves:.1f} ms, all server processes "
                   f"{1000 * server / stats.moves:.1f} ms, with PostgreSQL and Redis "
                   f"{1000 * (server + sum(services.values())) / stats.moves:.1f} ms")
+        print("  daphne's garbage collections in the window (every socket of the process waits): "
+              + gc_report(stack, stats.wall0, stats.wall1))
     if tracebacks and args.verbose:
         found = stack.first_traceback()
         if found:
             print(f"--- first traceback ({found[0]}) ---\n{found[1]}")
     if args.keep:
         print(f"  logs and data kept in {stack.var_dir}")
+
+
+def gc_report(stack, since, until) -> str:
+    from mahjong_site import gc_pauses
+
+    found = gc_pauses.passes(str(stack.gc_dir), since, until)
+    names = {proc.pid: name for name, proc, _path in stack.procs}
+    return " | ".join(f"{names.get(pid, pid)}: {gc_pauses.summary(rows)}" for pid, rows in sorted(found.items())) or "none"
 
 
 def main(argv=None):

@@ -41,6 +41,10 @@ if _gc != "python":
 
     gc.freeze()
     gc.set_threshold(*(int(x) for x in _gc.split(",")))
+if os.environ.get("GC_PAUSE_LOG"):  # each collection's time, written down (bench/live.py reports them)
+    from mahjong_site import gc_pauses
+
+    gc_pauses.record_to(os.environ["GC_PAUSE_LOG"])
 
 http_app = django_asgi_app
 if settings.SERVE_STATIC:
