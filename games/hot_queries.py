@@ -270,9 +270,9 @@ def held_writes(using: str = "default"):
 # Setting the forward side of a one-to-one (game.room = room), or reading it with select_related,
 # makes Django cache the reverse side too (room.game = game): the pair is a reference cycle, so
 # when a move is done its rows are not freed by reference counting but left for the garbage
-# collector, ~30 objects a move. A daphne process then stopped for one collection of ~30,000 such
-# objects every thousand moves or so, 20-75 ms each with every socket of the process waiting
-# (bench/live.py, issue 17). Where nothing reads the reverse side, the link is kept one way only.
+# collector, ~30 objects a move, and its passes (20-75 ms each, every socket of a daphne process
+# waiting) came about twice as often (bench/live.py, issue 17). Where nothing reads the reverse
+# side, the link is kept one way only.
 
 def link_forward(obj, name: str, value) -> None:
     """obj.<name> = value for a one-to-one field `name`, without the reverse link from value."""

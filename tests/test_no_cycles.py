@@ -2,8 +2,9 @@
 
 Rows linked both ways (a one-to-one set or read with select_related caches its reverse side too;
 a log row kept on the hand that it points back to) are not freed when the move is done but left for
-the garbage collector, whose passes over ~30 such objects a move stopped a busy daphne process for
-20-75 ms at a time. games/hot_queries.link_forward keeps those links one way."""
+the garbage collector (~30 objects a move), whose passes, 20-75 ms each with every socket of a
+daphne process waiting, then came about twice as often. games/hot_queries.link_forward keeps those
+links one way."""
 
 import gc
 
