@@ -27,7 +27,8 @@ def record_to(directory: str) -> Path:
             return
         wall = 1000 * (time.perf_counter() - started[0])
         cpu = 1000 * (time.thread_time() - started[1])
-        out.write(f"{time.time():.3f} {info['generation']} {wall:.2f} {cpu:.2f} {info['collected']}\n")
+        # the time as repr gives it (exact: rounded, a pass just before a window's end fell after it)
+        out.write(f"{time.time()!r} {info['generation']} {wall:.2f} {cpu:.2f} {info['collected']}\n")
 
     gc.callbacks.append(on_collection)
     return path
