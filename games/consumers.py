@@ -68,6 +68,7 @@ from django.utils.translation import gettext as _
 from games import presence, services, table
 from games.services import notify
 from games.models import Room
+from mahjong_site import redis_layer
 from mahjong_site.client_ip import scope_ip
 
 log = logging.getLogger(__name__)
@@ -188,6 +189,7 @@ class RoomConsumer(LeavesOnCancel, DirectDispatch, AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code):
         ROOM_RENDERS.discard(self)
+        SENT_VERSIONS.pop(getattr(self, "channel_name", None), None)
         if getattr(self, "joined", False):
             self.joined = False
             try:
@@ -318,6 +320,7 @@ class RoomConsumer(LeavesOnCancel, DirectDispatch, AsyncJsonWebsocketConsumer):
                 changed.extend(_changed_parts(before, html) if not full else (html,))
         self.sent = fragments
         self.sent_version = max(self.sent_version, version)
+        SENT_VERSIONS[self.channel_name] = self.sent_version
         try:
             await self.send(text_data=clock + "".join(changed))
         except SOCKET_GONE:
@@ -449,6 +452,23 @@ def _render_each(room_id, seats) -> list:
 
 
 ROOM_RENDERS = RoomRenders()
+
+# channel name -> the room version its socket was last sent (open room sockets of this process).
+SENT_VERSIONS: dict = {}
+
+
+def already_sent(channel_name, message) -> bool:
+    """The pub/sub layer's delivery filter (mahjong_site.redis_layer): a room.updated at a version
+    the channel's socket has already sent — the echo of a move this process rendered in the move's
+    own hop — is not handed to the consumer at all (room_updated would return at once)."""
+    if not isinstance(message, dict) or message.get("type") != "room.updated":
+        return False
+    version = message.get("version")
+    sent = SENT_VERSIONS.get(channel_name)
+    return isinstance(version, int) and sent is not None and version <= sent
+
+
+redis_layer.set_delivery_filter(already_sent)
 
 
 def _phrase_bubble(event, lang):

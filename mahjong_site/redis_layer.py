@@ -18,6 +18,8 @@ What this class adds to channels_redis (whose create_pool always makes a plain C
     with a short jittered back-off instead of failing the socket.
 """
 
+import functools
+
 from channels_redis import core, pubsub
 from django.core.exceptions import ImproperlyConfigured
 from redis import asyncio as aioredis
@@ -73,6 +75,14 @@ class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
     def __init__(self, hosts=None, **kwargs):
         super().__init__(hosts=[_pubsub_host(h) for h in (hosts or [{"address": "redis://localhost:6379"}])], **kwargs)
 
+    def _get_layer(self):
+        layer = super()._get_layer()
+        if not getattr(layer, "filters_deliveries", False):  # once per event loop's layer
+            for shard in layer._shards:
+                shard._receive_message = functools.partial(_receive_unless_seen, shard)
+            layer.filters_deliveries = True
+        return layer
+
     async def group_discard(self, group, channel):  # as a method (channels_redis proxies it by name)
         await self._get_layer().group_discard(group, channel)
 
@@ -100,3 +110,52 @@ def _pubsub_host(host):
     if retries and "address" in host:
         host["retry"] = Retry(ExponentialWithJitterBackoff(cap=1.0, base=0.05), retries)
     return host
+
+
+# (channel name, message) -> True when that channel's consumer has no use for the group message: it
+# is not handed over. games.consumers sets it (a socket already sent the room version announced).
+_delivery_filter = None
+
+
+def set_delivery_filter(skip) -> None:
+    """skip(channel_name, message) -> bool, asked for every local member of a group a message
+    reaches (on the event loop, so it must be quick and never wait); None: hand every message over."""
+    global _delivery_filter
+    _delivery_filter = skip
+
+
+def _receive_unless_seen(shard, message):
+    """channels_redis's RedisSingleShardConnection._receive_message, asking the delivery filter first.
+
+    A move's own process renders the room's sockets there in the move's thread hop and only then
+    publishes the new version (games.consumers.perform_and_render); the PUBLISH comes back to that
+    process too. Handed over, the echo would wake each of the room's consumers — a queue put, a new
+    receive task of channels' dispatch loop, the message decoded once per socket, the handler — to
+    find a version it has already sent. Decoded once here, the filter drops it first."""
+    if message is None:
+        return
+    name, data = message["channel"], message["data"]
+    if isinstance(name, bytes):
+        name = name.decode()
+    layer = shard.channel_layer
+    channels = layer.channels
+    if name in channels:  # a message to one channel (channel_layer.send): not a room broadcast
+        channels[name].put_nowait(data)
+        return
+    members = layer.groups.get(name)
+    if not members:
+        return
+    skip, decoded = _delivery_filter, None
+    for channel_name in tuple(members):
+        queue = channels.get(channel_name)
+        if queue is None:
+            continue
+        if skip is not None:
+            if decoded is None:
+                try:
+                    decoded = layer.channel_layer.deserialize(data)
+                except Exception:  # not ours to judge: the consumer's receive raises as before
+                    skip, decoded = None, None
+            if skip is not None and skip(channel_name, decoded):
+                continue
+        queue.put_nowait(data)
