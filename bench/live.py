@@ -34,6 +34,12 @@ machine's PostgreSQL and Redis servers and how busy the machine's cores were, an
 process's garbage collections in the window (mahjong_site/gc_pauses.py: a pass stops every socket
 of its process).
 
+Priorities: the Celery worker runs at deploy/'s nice (--worker-nice 5, as the systemd unit and the
+Procfile start it), and the clients, which stand for a thousand phones that would not share this
+machine's cores with the server, run ahead of the server (--clients-nice -5, root only; 0 keeps
+them level): their own wait for a core is not the server's latency. They still take their CPU
+from the same two cores.
+
 Everything is bounded: the run stops after --duration (plus the start and --move-timeout) and
 stops every process it started.
 """
@@ -43,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ctypes
+import functools
 import html as htmllib
 import importlib
 import json
@@ -123,12 +130,24 @@ def port_open(port):
         return False
 
 
-def _child_setup():
+def _child_setup(nice=0):
     os.setsid()  # its own process group: stopped as a whole
+    if nice:
+        os.nice(nice)
     try:  # and SIGTERM if the bench dies without cleaning up
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError):
         pass
+
+
+def set_clients_nice(nice: int) -> int:
+    """This process (the clients) at `nice` (relative to now); the nice it got."""
+    if nice:
+        try:
+            os.nice(nice)
+        except PermissionError:
+            log(f"could not set the clients' nice to {nice} (not root): left as it was")
+    return os.nice(0)
 
 
 def run_clients(coroutine):
@@ -230,11 +249,11 @@ class Stack:
         self.env = None
         self.own_redis = None
 
-    def start(self, name, argv, env):
+    def start(self, name, argv, env, nice=0):
         path = self.var_dir / f"{name.replace(' ', '-')}.log"
         out = open(path, "wb")
         proc = subprocess.Popen(argv, env=env, cwd=BASE_DIR, stdout=out, stderr=subprocess.STDOUT,
-                                preexec_fn=_child_setup)
+                                preexec_fn=functools.partial(_child_setup, nice))
         out.close()
         self.procs.append((name, proc, path))
         return proc
@@ -311,8 +330,9 @@ class Stack:
             proc = self.start(f"daphne {i}", [python, *profile, "-m", "mahjong_site.serve", "-e", endpoint, "--access-log",
                                                "/dev/null", "mahjong_site.asgi:application"], env)
             self.ports.append((port, proc))
+        # at deploy/'s priority (systemd Nice=, the Procfile's nice): a replay yields to the moves
         self.start("celery worker", [python, "-m", "celery", "-A", "mahjong_site", "worker", "--pool=solo",
-                                     "--loglevel=warning"], env)
+                                     "--loglevel=warning"], env, nice=args.worker_nice)
         self.start("celery beat", [python, "-m", "celery", "-A", "mahjong_site", "beat", "--loglevel=warning",
                                    "--schedule", str(self.var_dir / "celerybeat-schedule")], env)
         for port, proc in self.ports:
@@ -861,7 +881,8 @@ def report(args, stack, stats):
     spread = "a table's sockets on one process" if args.by_room else "sockets spread seat by seat"
     print(f"live bench: {args.tables} table(s) x 4 sockets, {args.processes} daphne process(es) ({spread}), {backend} + {redis}, "
           f"pace {args.pace:g} s, {args.duration:g} s measured, DEBUG {'on' if args.debug else 'off'}, "
-          f"DB_CONN_MAX_AGE={os.environ.get('DB_CONN_MAX_AGE', '(settings default)')}")
+          f"DB_CONN_MAX_AGE={os.environ.get('DB_CONN_MAX_AGE', '(settings default)')}; nice: clients "
+          f"{getattr(args, 'clients_nice_set', 0)}, worker {args.worker_nice}; Python {sys.version.split()[0]} ({sys.executable})")
     hand = [ms for _sent, ms, _kind in stats.timeline]
     if hand:
         print(f"  send -> last of 4 sockets updated (hand moves): p50 {pct(hand, .5):7.1f} ms   p90 {pct(hand, .9):7.1f} ms"
@@ -963,6 +984,9 @@ def main(argv=None):
     parser.add_argument("--ping", type=float, default=25.0, help="heartbeat every N s as the page does (0: none)")
     parser.add_argument("--redis-db", type=int, default=8, help="first of the 3 Redis databases on REDIS_URL's server")
     parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run` (default: off, as in production)")
+    parser.add_argument("--worker-nice", type=int, default=5, help="the Celery worker's nice, as deploy/ runs it")
+    parser.add_argument("--clients-nice", type=int, default=-5,
+                        help="the clients' nice (negative: ahead of the server; needs root, else left at 0)")
     parser.add_argument("--profile-daphne", metavar="FILE", help="run daphne under cProfile, stats to FILE.<i>")
     parser.add_argument("--keep", action="store_true", help="keep the temporary VAR_DIR (logs, SQLite)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the first server traceback")
@@ -989,6 +1013,7 @@ def main(argv=None):
         if vacuum_off:
             vacuum = threading.Thread(target=autovacuum_stand_in, args=(stop_vacuum,), daemon=True)
             vacuum.start()
+        args.clients_nice_set = set_clients_nice(args.clients_nice)
         stats = run_clients(drive(args, stack, users))
         report(args, stack, stats)
         print(f"  {machine}")
