@@ -35,10 +35,10 @@ process's garbage collections in the window (mahjong_site/gc_pauses.py: a pass s
 of its process).
 
 Priorities: the Celery worker runs at deploy/'s nice (--worker-nice 5, as the systemd unit and the
-Procfile start it), and the clients, which stand for a thousand phones that would not share this
-machine's cores with the server, run ahead of the server (--clients-nice -5, root only; 0 keeps
-them level): their own wait for a core is not the server's latency. They still take their CPU
-from the same two cores.
+Procfile start it); the clients at the server's (--clients-nice 0). A negative --clients-nice (root
+only) runs them ahead of the server: they stand for a thousand phones that would not share this
+machine's cores, so their own wait for a core is not the server's latency (they still take their
+CPU from the same two cores). The figures in the README are with the defaults.
 
 Everything is bounded: the run stops after --duration (plus the start and --move-timeout) and
 stops every process it started.
@@ -985,7 +985,7 @@ def main(argv=None):
     parser.add_argument("--redis-db", type=int, default=8, help="first of the 3 Redis databases on REDIS_URL's server")
     parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run` (default: off, as in production)")
     parser.add_argument("--worker-nice", type=int, default=5, help="the Celery worker's nice, as deploy/ runs it")
-    parser.add_argument("--clients-nice", type=int, default=-5,
+    parser.add_argument("--clients-nice", type=int, default=0,
                         help="the clients' nice (negative: ahead of the server; needs root, else left at 0)")
     parser.add_argument("--profile-daphne", metavar="FILE", help="run daphne under cProfile, stats to FILE.<i>")
     parser.add_argument("--keep", action="store_true", help="keep the temporary VAR_DIR (logs, SQLite)")
