@@ -34,11 +34,10 @@ machine's PostgreSQL and Redis servers and how busy the machine's cores were, an
 process's garbage collections in the window (mahjong_site/gc_pauses.py: a pass stops every socket
 of its process).
 
-Priorities: the Celery worker runs at deploy/'s nice (--worker-nice 5, as the systemd unit and the
-Procfile start it); the clients at the server's (--clients-nice 0). A negative --clients-nice (root
-only) runs them ahead of the server: they stand for a thousand phones that would not share this
-machine's cores, so their own wait for a core is not the server's latency (they still take their
-CPU from the same two cores). The figures in the README are with the defaults.
+Priorities (both tried, neither kept; the README's figures say what each did): --worker-nice N
+starts the Celery worker at nice N (default 0, as deploy/ runs it); a negative --clients-nice
+(root only) runs the clients ahead of the server, as a thousand phones would not share this
+machine's cores (default 0: level with the server).
 
 Everything is bounded: the run stops after --duration (plus the start and --move-timeout) and
 stops every process it started.
@@ -330,7 +329,6 @@ class Stack:
             proc = self.start(f"daphne {i}", [python, *profile, "-m", "mahjong_site.serve", "-e", endpoint, "--access-log",
                                                "/dev/null", "mahjong_site.asgi:application"], env)
             self.ports.append((port, proc))
-        # at deploy/'s priority (systemd Nice=, the Procfile's nice): a replay yields to the moves
         self.start("celery worker", [python, "-m", "celery", "-A", "mahjong_site", "worker", "--pool=solo",
                                      "--loglevel=warning"], env, nice=args.worker_nice)
         self.start("celery beat", [python, "-m", "celery", "-A", "mahjong_site", "beat", "--loglevel=warning",
@@ -984,7 +982,7 @@ def main(argv=None):
     parser.add_argument("--ping", type=float, default=25.0, help="heartbeat every N s as the page does (0: none)")
     parser.add_argument("--redis-db", type=int, default=8, help="first of the 3 Redis databases on REDIS_URL's server")
     parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run` (default: off, as in production)")
-    parser.add_argument("--worker-nice", type=int, default=5, help="the Celery worker's nice, as deploy/ runs it")
+    parser.add_argument("--worker-nice", type=int, default=0, help="the Celery worker's nice (deploy/ runs it at 0)")
     parser.add_argument("--clients-nice", type=int, default=0,
                         help="the clients' nice (negative: ahead of the server; needs root, else left at 0)")
     parser.add_argument("--profile-daphne", metavar="FILE", help="run daphne under cProfile, stats to FILE.<i>")

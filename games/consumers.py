@@ -7,7 +7,7 @@ renders ITS OWN seat's view (games/table.py: seat_view only) and sends the id'd 
 changed, as out-of-band swaps. On (re)connect the socket sends the full view. The room's sockets
 of the process whose socket sent the move are rendered in the move's own thread hop, from the rows
 it wrote, before the group hears of it (perform_and_render); the room.updated they then hear is at a
-version they already have.
+version they already have, and the Redis pub/sub layer drops it before it wakes them (already_sent).
 
 Messages from the browser are JSON objects (htmx-ext-ws sends the sending element's values plus
 a HEADERS key, which is ignored):

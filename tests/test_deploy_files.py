@@ -50,7 +50,6 @@ def test_the_units_and_the_procfile_run_the_same_processes():
     assert "-e tcp:port=%i:interface=${DAPHNE_BIND}:backlog=1024" in units["mahjong-daphne@.service"]
     assert "mahjong_site.asgi:application" in units["mahjong-daphne@.service"]
     assert " worker " in units["mahjong-worker.service"] and " beat " in units["mahjong-beat.service"]
-    assert "\nNice=5\n" in units["mahjong-worker.service"]  # behind daphne for a core (bench/live.py --worker-nice)
     for unit, text in units.items():
         if unit.endswith(".service"):
             assert "EnvironmentFile=/etc/mahjong/mahjong.env" in text
@@ -63,7 +62,6 @@ def test_the_units_and_the_procfile_run_the_same_processes():
             procfile[m.group(1)] = m.group(2)
     assert set(procfile) == {"web", "worker", "beat"}
     assert all(cmd.startswith("exec ") for cmd in procfile.values())  # signals reach the process itself
-    assert procfile["worker"].startswith("exec nice -n 5 celery ")  # as the unit's Nice=5 (nice execs celery)
     assert "tcp:port=$PORT:interface=${DAPHNE_BIND:-127.0.0.1}:backlog=1024" in procfile["web"] and "mahjong_site.asgi:application" in procfile["web"]
 
 
