@@ -25,15 +25,24 @@ def _live():
     return module
 
 
-def _messages_of_each_seat(room, users, moves, seed) -> list[list[str]]:
-    """Four sockets play `moves` moves of a hand (seeded choices); what each seat received, in order."""
+def _messages_of_each_seat(room, users, moves, seed, until_claim=False) -> list[list[str]]:
+    """Four sockets play `moves` moves of a hand (seeded choices); what each seat received, in order.
+    until_claim: then on, within the hand, until some seat has been offered a claim (过): the deal
+    follows the room's id, which on PostgreSQL depends on the tests run before on the database."""
 
     async def scenario():
         players = await start(room, users)
         rng = random.Random(seed)
-        for _ in range(moves):
-            mover = next(p for p in players if p.buttons())
-            await press(players, room.pk, mover, choose(mover.buttons(), rng))
+        claimed = False
+        for n in range(moves if not until_claim else 200):
+            if n >= moves and (claimed or not until_claim):
+                break
+            mover = next((p for p in players if any(b.get("action") != "ready" for b in p.buttons())), None)
+            if mover is None:  # the hand is over
+                break
+            buttons = mover.buttons()
+            claimed = claimed or any(b.get("action") == "pass" for b in buttons)
+            await press(players, room.pk, mover, choose(buttons, rng))
         for p in players:
             await p.comm.disconnect()
         return [p.messages for p in players]
@@ -77,7 +86,7 @@ def test_the_bench_client_picks_the_first_button_of_each_kind_without_parsing_th
     live = _live()
     room, users = make_room(players=4)
     kinds = set()
-    for messages in _messages_of_each_seat(room, users, 12, 5):
+    for messages in _messages_of_each_seat(room, users, 12, 5, until_claim=True):
         page = {}
         for message in messages:
             page.update(live.split_fragments(message))
